@@ -1,0 +1,116 @@
+# wa: web acquisition toolchain.  See README and man/wa.7.
+#
+#   make                 build bin/wa-*
+#   make check           build and run the test suite (prove t/)
+#   make check SANITIZE=1   the same suite with ASan+UBSan builds
+#   make check VALGRIND=1   the same suite with every tool under valgrind
+#   make demo            run the demonstration on the embedded test web
+#   make deps            install missing Debian packages (needs root)
+#   make install PREFIX=/usr/local
+#   make clean
+
+VERSION   = 0.1.0
+PREFIX   ?= /usr/local
+DESTDIR  ?=
+PKGS      = libcurl libxml-2.0 openssl zlib libpsl libidn2
+
+CC       ?= gcc
+CSTD      = -std=c11 -D_GNU_SOURCE
+WARN      = -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wvla
+HARDEN    = -fstack-protector-strong -fPIE -D_FORTIFY_SOURCE=2
+LDHARDEN  = -pie -Wl,-z,relro,-z,now
+OPT       = -O2 -g
+
+ifeq ($(SANITIZE),1)
+OPT       = -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
+HARDEN    = -fPIE
+LDHARDEN  = -pie -fsanitize=address,undefined
+BUILD     = build/san
+BINDIR    = build/san/bin
+else
+BUILD     = build/opt
+BINDIR    = bin
+endif
+
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+
+CFLAGS   += $(CSTD) $(OPT) $(WARN) $(HARDEN) $(PKG_CFLAGS) -Isrc/lib -DWA_VERSION='"$(VERSION)"' -MMD -MP
+LDFLAGS  += $(LDHARDEN)
+LDLIBS   += $(PKG_LIBS) -lm -lpthread
+
+LIB_SRC   = $(wildcard src/lib/*.c)
+LIB_OBJ   = $(LIB_SRC:src/lib/%.c=$(BUILD)/lib/%.o)
+LIB       = $(BUILD)/libwa.a
+TOOL_SRC  = $(wildcard src/wa-*.c)
+TOOLS     = $(TOOL_SRC:src/%.c=$(BINDIR)/%)
+UNIT_SRC  = $(wildcard t/unit/test-*.c)
+UNITS     = $(UNIT_SRC:t/unit/%.c=$(BUILD)/t/%)
+MANS      = $(wildcard man/*.[157])
+SCRIPTS   = $(wildcard scripts/wa-*)
+
+all: $(TOOLS) $(UNITS)
+
+$(BUILD)/lib/%.o: src/lib/%.c | $(BUILD)/lib
+	$(CC) $(CFLAGS) -c -o $@ $<
+$(BUILD)/%.o: src/%.c | $(BUILD)/lib
+	$(CC) $(CFLAGS) -c -o $@ $<
+$(BUILD)/t/%.o: t/unit/%.c | $(BUILD)/t
+	$(CC) $(CFLAGS) -It/unit -c -o $@ $<
+$(LIB): $(LIB_OBJ)
+	rm -f $@ && ar rcs $@ $^
+$(BINDIR)/wa-%: $(BUILD)/wa-%.o $(LIB) | $(BINDIR)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
+$(BUILD)/t/test-%: $(BUILD)/t/test-%.o $(LIB) | $(BUILD)/t
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
+$(BUILD)/lib $(BUILD)/t $(BINDIR):
+	mkdir -p $@
+
+-include $(LIB_OBJ:.o=.d) $(TOOL_SRC:src/%.c=$(BUILD)/%.d) $(UNIT_SRC:t/unit/%.c=$(BUILD)/t/%.d)
+
+# The suite runs the tools from WA_BIN and the unit tests from WA_UNIT.
+# VALGRIND=1 puts a directory of valgrind wrappers in front instead.
+ifeq ($(VALGRIND),1)
+CHECK_BIN  = build/vg/bin
+CHECK_UNIT = build/vg/t
+else
+CHECK_BIN  = $(BINDIR)
+CHECK_UNIT = $(BUILD)/t
+endif
+PROVE_JOBS ?= 2
+
+# deps-check may install the libraries that pkg-config reports above, so the
+# rest runs in a fresh make that sees them.
+check: deps-check
+	@$(MAKE) --no-print-directory check-run
+check-run: all lint $(if $(filter 1,$(VALGRIND)),vg-wrappers)
+	WA_BIN=$(abspath $(CHECK_BIN)) WA_UNIT=$(abspath $(CHECK_UNIT)) \
+	    prove -j$(PROVE_JOBS) --timer t/*.t
+
+vg-wrappers: all
+	scripts/mk-valgrind-wrappers $(BINDIR) build/vg/bin $(BUILD)/t build/vg/t
+
+lint:
+	mandoc -Tlint -Wwarning $(MANS)
+
+demo: deps-check
+	@$(MAKE) --no-print-directory all
+	scripts/demo
+
+deps:
+	scripts/deps install
+deps-check:
+	@scripts/deps check || scripts/deps install
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
+	    $(DESTDIR)$(PREFIX)/share/man/man5 $(DESTDIR)$(PREFIX)/share/man/man7
+	install -m 755 $(TOOLS) $(SCRIPTS) $(DESTDIR)$(PREFIX)/bin
+	for m in $(MANS); do \
+	    s=$${m##*.}; install -m 644 $$m $(DESTDIR)$(PREFIX)/share/man/man$$s; done
+
+clean:
+	rm -rf build bin
+
+.PHONY: all check check-run lint demo deps deps-check install clean vg-wrappers
+.DELETE_ON_ERROR:

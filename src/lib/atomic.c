@@ -1,0 +1,153 @@
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "atomic.h"
+#include "msg.h"
+
+/* The temporary names the signal handler must remove.  A slot is filled
+ * before it is published and cleared before its string is freed, so the
+ * handler never sees a half-made entry. */
+#define MAX_PENDING 256
+static char *volatile pending[MAX_PENDING];
+
+static void
+pending_add(char *tmp)
+{
+	for (int i = 0; i < MAX_PENDING; i++)
+		if (!pending[i]) {
+			pending[i] = tmp;
+			return;
+		}
+	wa_die("too many output files open at once (%d)", MAX_PENDING);
+}
+
+static void
+pending_remove(const char *tmp)
+{
+	for (int i = 0; i < MAX_PENDING; i++)
+		if (pending[i] == tmp)
+			pending[i] = NULL;
+}
+
+void
+atomic_abort_all(void)
+{
+	for (int i = 0; i < MAX_PENDING; i++)
+		if (pending[i])
+			unlink(pending[i]);
+}
+
+static void
+on_fatal_signal(int sig)
+{
+	atomic_abort_all();
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+void
+atomic_install_handlers(void)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE };
+	struct sigaction sa = { .sa_handler = on_fatal_signal };
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+		struct sigaction old;
+		/* Leave alone what the caller's shell ignores (nohup, &). */
+		if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN)
+			continue;
+		sigaction(sigs[i], &sa, NULL);
+	}
+}
+
+static mode_t
+umask_value(void)
+{
+	mode_t m = umask(0);
+	umask(m);
+	return m;
+}
+
+struct atomic_file *
+atomic_open(const char *path)
+{
+	struct atomic_file *af = wa_calloc(1, sizeof *af);
+	char *dcopy = wa_strdup(path), *bcopy = wa_strdup(path);
+	af->path = wa_strdup(path);
+	af->tmp = wa_asprintf("%s/.%s.XXXXXX", dirname(dcopy), basename(bcopy));
+	free(dcopy);
+	free(bcopy);
+
+	sigset_t all, old;
+	sigfillset(&all);
+	sigprocmask(SIG_BLOCK, &all, &old);
+	int fd = mkostemp(af->tmp, O_CLOEXEC);
+	if (fd >= 0)
+		pending_add(af->tmp);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	if (fd < 0)
+		wa_die_errno("%s: cannot create a temporary file beside it", path);
+	if (fchmod(fd, 0666 & ~umask_value()) != 0)
+		wa_die_errno("%s", af->tmp);
+	af->fp = fdopen(fd, "w");
+	if (!af->fp)
+		wa_die_errno("%s", af->tmp);
+	setvbuf(af->fp, NULL, _IOFBF, 1 << 20);
+	return af;
+}
+
+static void
+atomic_free(struct atomic_file *af)
+{
+	pending_remove(af->tmp);
+	free(af->tmp);
+	free(af->path);
+	free(af);
+}
+
+void
+fsync_parent_dir(const char *path)
+{
+	char *copy = wa_strdup(path);
+	int fd = open(dirname(copy), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd >= 0) {
+		fsync(fd);
+		close(fd);
+	}
+	free(copy);
+}
+
+void
+atomic_commit(struct atomic_file *af)
+{
+	/* On failure wa_die_errno removes the temporary file. */
+	bool flushed = fflush(af->fp) == 0 && !ferror(af->fp) &&
+	    fsync(fileno(af->fp)) == 0;
+	int err = errno;
+	if (fclose(af->fp) != 0 && flushed) {
+		flushed = false;
+		err = errno;
+	}
+	if (!flushed) {
+		errno = err;
+		wa_die_errno("%s: write failed", af->path);
+	}
+	if (rename(af->tmp, af->path) != 0)
+		wa_die_errno("%s: cannot rename %s into place", af->path, af->tmp);
+	fsync_parent_dir(af->path);
+	atomic_free(af);
+}
+
+void
+atomic_abort(struct atomic_file *af)
+{
+	fclose(af->fp);
+	unlink(af->tmp);
+	atomic_free(af);
+}

@@ -1,0 +1,33 @@
+/* Output files that appear whole or not at all (DESIGN.md, "Binary files").
+ *
+ * atomic_open() creates DIR/.NAME.XXXXXX beside the final name; the tool
+ * writes through fp; atomic_commit() flushes, fsyncs, renames it over the
+ * final name and fsyncs the directory.  A run that dies or is interrupted
+ * before the commit removes its temporary files (SIGINT, SIGTERM, SIGHUP,
+ * SIGPIPE, wa_die); after SIGKILL a temporary file may remain, but never a
+ * partial file under the final name. */
+#ifndef WA_ATOMIC_H
+#define WA_ATOMIC_H
+
+#include <stdio.h>
+
+struct atomic_file {
+	FILE *fp;
+	char *path;	/* final name */
+	char *tmp;	/* temporary name, in the same directory */
+};
+
+struct atomic_file *atomic_open(const char *path);
+/* Makes the file visible under its final name, or dies saying why. */
+void atomic_commit(struct atomic_file *af);
+/* Drops the file: nothing appears under the final name. */
+void atomic_abort(struct atomic_file *af);
+
+/* Removes every temporary file not yet committed; wa_die calls it. */
+void atomic_abort_all(void);
+void atomic_install_handlers(void);
+
+/* fsync of the directory that holds path, so that a rename is durable. */
+void fsync_parent_dir(const char *path);
+
+#endif

@@ -1,0 +1,30 @@
+/* Parsing numbers, durations, sizes and times from the command line and
+ * from TSV fields.  The parse_* functions return false on anything but a
+ * whole, well-formed value; the opt_* ones die with a usage error that
+ * names the option. */
+#ifndef WA_OPT_H
+#define WA_OPT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* "90s", "15m", "6h", "7d", "1h30m", "2.5s"; a bare number is seconds. */
+bool parse_duration(const char *s, double *seconds);
+/* "512K", "64M", "2G", "1T" (powers of 1024); a bare number is bytes. */
+bool parse_size(const char *s, uint64_t *bytes);
+/* Unix seconds ("1700000000") or UTC "YYYY-MM-DD[THH:MM[:SS]][Z]". */
+bool parse_time(const char *s, int64_t *unix_seconds);
+bool parse_u64(const char *s, uint64_t *v);
+bool parse_i64(const char *s, int64_t *v);
+/* A finite decimal number. */
+bool parse_double(const char *s, double *v);
+
+double opt_duration(const char *opt, const char *arg);
+uint64_t opt_size(const char *opt, const char *arg);
+int64_t opt_time(const char *opt, const char *arg);
+/* An integer in [min, max]. */
+uint64_t opt_count(const char *opt, const char *arg, uint64_t min, uint64_t max);
+/* A number in [min, max]. */
+double opt_double(const char *opt, const char *arg, double min, double max);
+
+#endif

@@ -1,0 +1,100 @@
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "msg.h"
+#include "progress.h"
+
+double
+monotonic_seconds(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+void
+progress_start(struct progress *pg, const char *what, uint64_t total)
+{
+	memset(pg, 0, sizeof *pg);
+	pg->what = what;
+	pg->total = total;
+	pg->started = pg->last_shown = pg->last_check = monotonic_seconds();
+	pg->tty = isatty(STDERR_FILENO);
+	pg->step = 1;
+	pg->next_check = 1;
+}
+
+static void
+format_hms(char *buf, size_t n, double s)
+{
+	unsigned long t = (unsigned long)(s + 0.5);
+	if (t >= 3600)
+		snprintf(buf, n, "%lu:%02lu:%02lu", t / 3600, t / 60 % 60, t % 60);
+	else
+		snprintf(buf, n, "%lu:%02lu", t / 60, t % 60);
+}
+
+static void
+show(struct progress *pg, double now, bool final)
+{
+	double elapsed = now - pg->started;
+	double rate = elapsed > 0 ? pg->done / elapsed : 0;
+	char line[512], when[32];
+	int n = snprintf(line, sizeof line, "%s: %llu", wa_prog, (unsigned long long)pg->done);
+	if (pg->total)
+		n += snprintf(line + n, sizeof line - n, "/%llu", (unsigned long long)pg->total);
+	n += snprintf(line + n, sizeof line - n, " %s, %.0f/s", pg->what, rate);
+	if (final) {
+		format_hms(when, sizeof when, elapsed);
+		n += snprintf(line + n, sizeof line - n, ", %s", when);
+	} else if (pg->total && rate > 0 && pg->done <= pg->total) {
+		format_hms(when, sizeof when, (pg->total - pg->done) / rate);
+		n += snprintf(line + n, sizeof line - n, ", %.1f%%, %s left",
+		    100.0 * pg->done / pg->total, when);
+	}
+	if (pg->note[0])
+		snprintf(line + n, sizeof line - n, "; %s", pg->note);
+	if (pg->tty)
+		fprintf(stderr, "\r\033[K%s%s", line, final ? "\n" : "");
+	else
+		fprintf(stderr, "%s\n", line);
+	pg->last_shown = now;
+	pg->shown = true;
+}
+
+void
+progress_tick(struct progress *pg)
+{
+	double now = monotonic_seconds();
+	/* Aim at a look at the clock every 10 to 100 ms of work. */
+	if (now - pg->last_check < 0.01)
+		pg->step *= 2;
+	else if (now - pg->last_check > 0.1 && pg->step > 1)
+		pg->step /= 2;
+	pg->last_check = now;
+	pg->next_check = pg->done + pg->step;
+	if (wa_quiet)
+		return;
+	if (now - pg->last_shown >= (pg->tty ? 0.1 : PROGRESS_PLAIN_SECONDS))
+		show(pg, now, false);
+}
+
+void
+progress_note(struct progress *pg, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(pg->note, sizeof pg->note, fmt, ap);
+	va_end(ap);
+	progress_tick(pg);
+}
+
+void
+progress_end(struct progress *pg)
+{
+	if (!wa_quiet && pg->shown)
+		show(pg, monotonic_seconds(), true);
+}

@@ -1,0 +1,419 @@
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "msg.h"
+#include "tsv.h"
+
+#define READ_BLOCK (1u << 20)
+#define ZIN_BLOCK (256u << 10)
+
+struct tsv_private {
+	int fd;
+	bool gzip, gzip_ended, eof;
+	z_stream z;
+	unsigned char *zin;
+	uint64_t raw_offset;		/* compressed bytes consumed, for messages */
+
+	char *buf;
+	size_t cap, start, end, scanned;
+	bool skipping;			/* inside an over-long line */
+
+	size_t min_cols, max_cols, max_line, col_cap;
+	unsigned flags;
+
+	long sorted_col;
+	bool unique;
+	char *prev;
+	size_t prev_len, prev_cap;
+	bool have_prev;
+	uint64_t url_cols;		/* bit i: column i is a URL */
+};
+
+static void
+vreport(struct tsv *t, bool fatal, const char *fmt, va_list ap)
+{
+	char msg[512];
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	if (fatal)
+		wa_die("%s:%llu: %s", t->name, (unsigned long long)t->line, msg);
+	wa_warn("%s:%llu: %s", t->name, (unsigned long long)t->line, msg);
+}
+
+_Noreturn void
+tsv_die(struct tsv *t, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vreport(t, true, fmt, ap);
+	va_end(ap);
+	abort();	/* not reached */
+}
+
+void
+tsv_reject(struct tsv *t, const char *fmt, ...)
+{
+	va_list ap;
+	t->rejected++;
+	if (!(t->p->flags & TSV_STRICT) && t->rejected > TSV_SHOWN_REJECTS)
+		return;
+	va_start(ap, fmt);
+	vreport(t, t->p->flags & TSV_STRICT, fmt, ap);
+	va_end(ap);
+}
+
+static size_t
+read_raw(struct tsv *t, void *dst, size_t n)
+{
+	for (;;) {
+		ssize_t r = read(t->p->fd, dst, n);
+		if (r >= 0)
+			return (size_t)r;
+		if (errno != EINTR)
+			wa_die_errno("%s: read error", t->name);
+	}
+}
+
+/* The first bytes decide between gzip and plain text. */
+static void
+detect_gzip(struct tsv *t)
+{
+	struct tsv_private *p = t->p;
+	p->zin = wa_malloc(ZIN_BLOCK);
+	size_t got = 0, r;
+	while (got < 2 && (r = read_raw(t, p->zin + got, ZIN_BLOCK - got)) > 0)
+		got += r;
+	if (got >= 2 && p->zin[0] == 0x1f && p->zin[1] == 0x8b) {
+		p->gzip = true;
+		if (inflateInit2(&p->z, 15 + 32) != Z_OK)
+			wa_die("%s: cannot start zlib", t->name);
+		p->z.next_in = p->zin;
+		p->z.avail_in = (uInt)got;
+		return;
+	}
+	memcpy(p->buf, p->zin, got);	/* the buffer is larger than ZIN_BLOCK */
+	p->end = got;
+	p->eof = got == 0;
+	free(p->zin);
+	p->zin = NULL;
+}
+
+struct tsv *
+tsv_open(const char *path, size_t min_cols, size_t max_cols, unsigned flags)
+{
+	struct tsv *t = wa_calloc(1, sizeof *t);
+	struct tsv_private *p = t->p = wa_calloc(1, sizeof *p);
+	if (!path || strcmp(path, "-") == 0) {
+		t->name = "stdin";
+		p->fd = STDIN_FILENO;
+	} else {
+		t->name = path;
+		p->fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (p->fd < 0)
+			wa_die_errno("%s", path);
+		posix_fadvise(p->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+	}
+	p->min_cols = min_cols ? min_cols : 1;
+	p->max_cols = max_cols;
+	p->flags = flags;
+	p->max_line = TSV_MAX_LINE_DEFAULT;
+	p->cap = READ_BLOCK;
+	p->buf = wa_malloc(p->cap);
+	p->col_cap = 8;
+	t->col = wa_calloc(p->col_cap, sizeof *t->col);
+	p->sorted_col = -1;
+	detect_gzip(t);
+	return t;
+}
+
+void
+tsv_set_max_line(struct tsv *t, size_t bytes)
+{
+	t->p->max_line = bytes;
+}
+
+void
+tsv_check_sorted(struct tsv *t, size_t col, bool unique)
+{
+	t->p->sorted_col = (long)col;
+	t->p->unique = unique;
+}
+
+void
+tsv_check_url(struct tsv *t, size_t col)
+{
+	if (col >= 64)
+		wa_die("internal error: URL column %zu out of range", col);
+	t->p->url_cols |= (uint64_t)1 << col;
+}
+
+static size_t
+read_gzip(struct tsv *t, char *dst, size_t n)
+{
+	struct tsv_private *p = t->p;
+	p->z.next_out = (unsigned char *)dst;
+	p->z.avail_out = (uInt)n;
+	while (p->z.avail_out == n) {
+		if (p->z.avail_in == 0) {
+			size_t r = read_raw(t, p->zin, ZIN_BLOCK);
+			if (r == 0) {
+				if (!p->gzip_ended)
+					wa_die("%s: truncated gzip data at byte %llu", t->name,
+					    (unsigned long long)p->raw_offset);
+				p->eof = true;
+				break;
+			}
+			p->z.next_in = p->zin;
+			p->z.avail_in = (uInt)r;
+		}
+		if (p->gzip_ended) {	/* another gzip member follows */
+			inflateReset(&p->z);
+			p->gzip_ended = false;
+		}
+		uInt before = p->z.avail_in;
+		int rc = inflate(&p->z, Z_NO_FLUSH);
+		p->raw_offset += before - p->z.avail_in;
+		if (rc == Z_STREAM_END)
+			p->gzip_ended = true;
+		else if (rc != Z_OK && rc != Z_BUF_ERROR)
+			wa_die("%s: corrupt gzip data near byte %llu: %s", t->name,
+			    (unsigned long long)p->raw_offset, p->z.msg ? p->z.msg : "error");
+	}
+	return n - p->z.avail_out;
+}
+
+/* Appends input to the buffer, first moving the unread part to its start
+ * and growing it for a line up to max_line. */
+static void
+fill(struct tsv *t)
+{
+	struct tsv_private *p = t->p;
+	if (p->start > 0) {
+		memmove(p->buf, p->buf + p->start, p->end - p->start);
+		p->end -= p->start;
+		p->scanned -= p->start;
+		p->start = 0;
+	}
+	if (p->cap - p->end < READ_BLOCK / 2) {
+		p->cap *= 2;
+		p->buf = wa_realloc(p->buf, p->cap);
+	}
+	char *dst = p->buf + p->end;
+	size_t room = p->cap - p->end;
+	if (p->gzip) {
+		p->end += read_gzip(t, dst, room);
+	} else {
+		size_t got = read_raw(t, dst, room);
+		p->eof = got == 0;
+		p->end += got;
+	}
+}
+
+static bool
+check_url_field(struct tsv *t, size_t i)
+{
+	const unsigned char *s = (const unsigned char *)t->col[i];
+	if (!*s) {
+		tsv_reject(t, "empty URL in column %zu", i + 1);
+		return false;
+	}
+	bool ascii = true;
+	for (size_t k = 0; s[k]; k++) {
+		if (s[k] <= 0x20 || s[k] == 0x7f) {
+			tsv_reject(t, "URL in column %zu has a space or control byte at offset %zu",
+			    i + 1, k);
+			return false;
+		}
+		ascii &= s[k] < 0x80;
+	}
+	long bad = ascii ? -1 : utf8_invalid_at((const char *)s, strlen((const char *)s));
+	if (bad >= 0) {
+		tsv_reject(t, "URL in column %zu has invalid UTF-8 at offset %ld", i + 1, bad);
+		return false;
+	}
+	return true;
+}
+
+static void
+check_order(struct tsv *t)
+{
+	struct tsv_private *p = t->p;
+	const char *key = t->col[p->sorted_col];
+	size_t len = strlen(key);
+	if (p->have_prev) {
+		size_t n = len < p->prev_len ? len : p->prev_len;
+		int c = memcmp(key, p->prev, n);
+		if (c == 0)
+			c = (len > p->prev_len) - (len < p->prev_len);
+		if (c < 0 || (c == 0 && p->unique))
+			tsv_die(t, "not sorted: column %ld '%.200s' %s '%.200s' on the line before "
+			    "(sort with LC_ALL=C sort -t '<TAB>' -k%ld,%ld)",
+			    p->sorted_col + 1, key, c < 0 ? "sorts before" : "repeats",
+			    p->prev, p->sorted_col + 1, p->sorted_col + 1);
+	}
+	if (len + 1 > p->prev_cap) {
+		p->prev_cap = len + 1 > 2 * p->prev_cap ? len + 1 : 2 * p->prev_cap;
+		p->prev = wa_realloc(p->prev, p->prev_cap);
+	}
+	memcpy(p->prev, key, len + 1);
+	p->prev_len = len;
+	p->have_prev = true;
+}
+
+/* Splits line[0..len) into fields; false if the row was rejected. */
+static bool
+split_row(struct tsv *t, char *line, size_t len)
+{
+	struct tsv_private *p = t->p;
+	if (len == 0) {
+		tsv_reject(t, "empty line");
+		return false;
+	}
+	if (memchr(line, '\0', len)) {
+		tsv_reject(t, "NUL byte at offset %td", (char *)memchr(line, '\0', len) - line);
+		return false;
+	}
+	if (line[len - 1] == '\r') {
+		tsv_reject(t, "carriage return at the end of the line (lines end in \\n only)");
+		return false;
+	}
+	line[len] = '\0';
+	t->ncol = 0;
+	for (char *f = line;;) {
+		if (t->ncol == p->col_cap) {
+			p->col_cap *= 2;
+			t->col = wa_reallocarray(t->col, p->col_cap, sizeof *t->col);
+		}
+		t->col[t->ncol++] = f;
+		char *tab = memchr(f, '\t', (size_t)(line + len - f));
+		if (!tab)
+			break;
+		*tab = '\0';
+		f = tab + 1;
+	}
+	if (t->ncol < p->min_cols || (p->max_cols && t->ncol > p->max_cols)) {
+		if (p->min_cols == p->max_cols)
+			tsv_reject(t, "%zu columns, expected %zu", t->ncol, p->min_cols);
+		else if (t->ncol < p->min_cols)
+			tsv_reject(t, "%zu columns, expected at least %zu", t->ncol, p->min_cols);
+		else
+			tsv_reject(t, "%zu columns, expected at most %zu", t->ncol, p->max_cols);
+		return false;
+	}
+	for (uint64_t m = p->url_cols; m; m &= m - 1) {
+		size_t i = (size_t)__builtin_ctzll(m);
+		if (i < t->ncol && !check_url_field(t, i))
+			return false;
+	}
+	if (p->sorted_col >= 0)
+		check_order(t);
+	return true;
+}
+
+bool
+tsv_next(struct tsv *t)
+{
+	struct tsv_private *p = t->p;
+	for (;;) {
+		char *base = p->buf + p->start;
+		char *nl = memchr(p->buf + p->scanned, '\n', p->end - p->scanned);
+		size_t len;
+		if (nl) {
+			len = (size_t)(nl - base);
+		} else if (p->eof) {
+			if (p->start == p->end)
+				return false;
+			len = p->end - p->start;	/* a last line without \n */
+		} else if (p->end - p->start > p->max_line) {
+			if (!p->skipping) {
+				t->line++;
+				tsv_reject(t, "line longer than %zu bytes", p->max_line);
+				p->skipping = true;
+			}
+			p->start = p->scanned = p->end;
+			fill(t);
+			continue;
+		} else {
+			p->scanned = p->end;
+			fill(t);
+			continue;
+		}
+		if (len > p->max_line && !p->skipping) {
+			t->line++;
+			tsv_reject(t, "line longer than %zu bytes", p->max_line);
+			p->skipping = true;
+		}
+		p->start += len + (nl != NULL);
+		p->scanned = p->start;
+		if (p->skipping) {
+			p->skipping = false;
+			continue;
+		}
+		t->line++;
+		if (split_row(t, base, len)) {
+			t->rows++;
+			return true;
+		}
+	}
+}
+
+void
+tsv_close(struct tsv *t)
+{
+	struct tsv_private *p = t->p;
+	if (t->rejected)
+		wa_warn("%s: %llu line%s rejected%s", t->name, (unsigned long long)t->rejected,
+		    t->rejected == 1 ? "" : "s",
+		    t->rejected > TSV_SHOWN_REJECTS ? " (the first ones are shown above)" : "");
+	if (p->gzip)
+		inflateEnd(&p->z);
+	if (p->fd != STDIN_FILENO)
+		close(p->fd);
+	free(p->zin);
+	free(p->buf);
+	free(p->prev);
+	free(t->col);
+	free(p);
+	free(t);
+}
+
+long
+utf8_invalid_at(const char *str, size_t n)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t i = 0;
+	while (i < n) {
+		unsigned c = s[i];
+		size_t len;
+		unsigned min;
+		if (c < 0x80) {
+			i++;
+			continue;
+		} else if (c >= 0xc2 && c <= 0xdf) {
+			len = 2, min = 0x80;
+		} else if (c >= 0xe0 && c <= 0xef) {
+			len = 3, min = 0x800;
+		} else if (c >= 0xf0 && c <= 0xf4) {
+			len = 4, min = 0x10000;
+		} else {
+			return (long)i;
+		}
+		if (i + len > n)
+			return (long)i;
+		unsigned cp = c & (0xff >> (len + 1));
+		for (size_t k = 1; k < len; k++) {
+			if ((s[i + k] & 0xc0) != 0x80)
+				return (long)i;
+			cp = (cp << 6) | (s[i + k] & 0x3f);
+		}
+		if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+			return (long)i;
+		i += len;
+	}
+	return -1;
+}

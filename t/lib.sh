@@ -1,0 +1,180 @@
+# The shared test library: sourced by every t/*.t, it emits TAP.
+#
+#   ok MSG CMD...          passes when CMD exits 0
+#   is GOT WANT MSG        string equality, shows both on failure
+#   like GOT REGEX MSG     grep -E match
+#   exits CODE MSG CMD...  CMD exits with CODE; its stderr is left in $tmp/stderr
+#   same_file GOT WANT MSG byte equality, shows a diff on failure
+#   tsv_near GOT WANT TOL MSG   TSV equality, numbers within TOL (absolute)
+#   unit NAME              runs the C unit test NAME (its TAP is folded in)
+#   nginx_start NAME ADDR PORT ROOT [CONF]   serves ROOT on ADDR:PORT
+#   nginx_stop NAME        (all servers also stop when the test ends)
+#   skip_all REASON / done_testing
+#
+# Tools run from $WA_BIN (bin/ by default; make check SANITIZE=1 and
+# VALGRIND=1 point it elsewhere).  Every test gets a fresh directory $tmp.
+
+set -u
+export LC_ALL=C TZ=UTC
+T_DIR=$(cd "$(dirname "$0")" && pwd)
+ROOT=$(dirname "$T_DIR")
+WA_BIN=${WA_BIN:-$ROOT/bin}
+WA_UNIT=${WA_UNIT:-$ROOT/build/opt/t}
+TESTDATA=$ROOT/testdata
+PATH=$WA_BIN:$ROOT/scripts:$PATH
+export PATH WA_BIN ROOT TESTDATA
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/wa-test.XXXXXX")
+t_count=0
+t_failed=0
+t_servers=
+
+t_cleanup() {
+	for s in $t_servers; do nginx_stop "$s"; done
+	rm -rf "$tmp"
+}
+trap t_cleanup EXIT
+trap 'exit 130' INT TERM
+
+t_result() {	# PASSED MSG
+	t_count=$((t_count + 1))
+	if [ "$1" = 0 ]; then
+		echo "ok $t_count - $2"
+	else
+		echo "not ok $t_count - $2"
+		t_failed=$((t_failed + 1))
+	fi
+}
+
+ok() {
+	msg=$1; shift
+	"$@" >"$tmp/stdout" 2>"$tmp/stderr"
+	rc=$?
+	t_result $rc "$msg"
+	[ $rc = 0 ] || { echo "#   command: $*"; echo "#   exit $rc"; sed 's/^/#   stderr: /' "$tmp/stderr" | head -20; }
+}
+
+is() {
+	if [ "$1" = "$2" ]; then t_result 0 "$3"; else
+		t_result 1 "$3"
+		printf '#   got:      %s\n#   expected: %s\n' "$1" "$2"
+	fi
+}
+
+like() {
+	if printf '%s\n' "$1" | grep -Eq -- "$2"; then t_result 0 "$3"; else
+		t_result 1 "$3"
+		printf '#   got:      %s\n#   expected to match: %s\n' "$1" "$2"
+	fi
+}
+
+exits() {
+	want=$1 msg=$2; shift 2
+	"$@" >"$tmp/stdout" 2>"$tmp/stderr"
+	rc=$?
+	is "$rc" "$want" "$msg"
+}
+
+same_file() {
+	if cmp -s "$1" "$2"; then t_result 0 "$3"; else
+		t_result 1 "$3"
+		diff -u "$2" "$1" 2>&1 | head -30 | sed 's/^/#   /'
+	fi
+}
+
+tsv_near() {
+	out=$(awk -F '\t' -v tol="$3" -v want="$2" '
+		function num(s) { return s ~ /^[-+]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?$/ }
+		{
+			if ((getline w < want) <= 0) { print "extra line " NR ": " $0; exit 1 }
+			n = split(w, f, "\t")
+			if (n != NF) { print "line " NR ": " NF " columns, expected " n; exit 1 }
+			for (i = 1; i <= NF; i++) {
+				if ($i == f[i]) continue
+				if (num($i) && num(f[i])) {
+					d = $i - f[i]; if (d < 0) d = -d
+					if (d <= tol + 0) continue
+				}
+				print "line " NR " column " i ": " $i ", expected " f[i]; exit 1
+			}
+		}
+		END { if ((getline w < want) > 0) { print "missing line: " w; exit 1 } }' "$1")
+	t_result $? "$4"
+	[ -z "$out" ] || echo "#   $out"
+}
+
+unit() {
+	exe=$WA_UNIT/$1
+	[ -x "$exe" ] || { t_result 1 "unit test $1 is built"; return; }
+	# Renumber the program's own TAP lines into ours.
+	"$exe" >"$tmp/unit.tap" 2>"$tmp/unit.err"
+	rc=$?
+	while IFS= read -r line; do
+		case $line in
+		"ok "*) t_result 0 "${line#ok [0-9]* - }" ;;
+		"not ok "*) t_result 1 "${line#not ok [0-9]* - }" ;;
+		"#"*) echo "$line" ;;
+		esac
+	done <"$tmp/unit.tap"
+	if [ $rc -gt 1 ] || [ -s "$tmp/unit.err" ]; then
+		t_result 1 "unit test $1 ran to its end (exit $rc)"
+		sed 's/^/#   stderr: /' "$tmp/unit.err" | head -20
+	fi
+}
+
+nginx_start() {	# NAME ADDR PORT ROOT [EXTRA_SERVER_CONF]
+	name=$1 addr=$2 port=$3 docroot=$4 extra=${5:-}
+	d=$tmp/nginx-$name
+	mkdir -p "$d/logs" "$d/tmp"
+	user=
+	[ "$(id -u)" = 0 ] && user="user root;"
+	cat >"$d/nginx.conf" <<CONF
+$user
+worker_processes 1;
+daemon on;
+pid $d/nginx.pid;
+error_log $d/logs/error.log warn;
+events { worker_connections 256; }
+http {
+	include /etc/nginx/mime.types;
+	default_type application/octet-stream;
+	client_body_temp_path $d/tmp; proxy_temp_path $d/tmp;
+	fastcgi_temp_path $d/tmp; uwsgi_temp_path $d/tmp; scgi_temp_path $d/tmp;
+	log_format wa '\$msec \$remote_addr "\$request" \$status \$body_bytes_sent';
+	access_log $d/logs/access.log wa;
+	server {
+		listen $addr:$port;
+		server_name _;
+		root $docroot;
+		$extra
+	}
+}
+CONF
+	nginx -q -p "$d" -c "$d/nginx.conf" 2>"$d/start.err" || {
+		echo "Bail out! nginx $name on $addr:$port did not start: $(cat "$d/start.err")"
+		exit 1
+	}
+	t_servers="$t_servers $name"
+}
+
+nginx_stop() {
+	d=$tmp/nginx-$1
+	[ -f "$d/nginx.pid" ] || return 0
+	pid=$(cat "$d/nginx.pid")
+	kill "$pid" 2>/dev/null
+	i=0
+	while kill -0 "$pid" 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+	rm -f "$d/nginx.pid"
+}
+
+# A loopback address of this test's own, so that tests running at once
+# never share a listening socket: 127.B.C.N for a given N.
+t_net=127.$(( ($$ >> 8) % 200 + 20 )).$(( $$ % 250 + 1 ))
+t_addr() { echo "$t_net.$1"; }
+
+skip_all() { echo "1..0 # SKIP $1"; trap - EXIT; rm -rf "$tmp"; exit 0; }
+
+done_testing() {
+	echo "1..$t_count"
+	[ $t_failed = 0 ]
+}
