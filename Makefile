@@ -25,11 +25,11 @@ ifeq ($(SANITIZE),1)
 OPT       = -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
 HARDEN    = -fPIE
 LDHARDEN  = -pie -fsanitize=address,undefined
-BUILD     = build/san
-BINDIR    = build/san/bin
+BUILD    ?= build/san
+BINDIR   ?= build/san/bin
 else
-BUILD     = build/opt
-BINDIR    = bin
+BUILD    ?= build/opt
+BINDIR   ?= bin
 endif
 
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
@@ -114,3 +114,4 @@ clean:
 
 .PHONY: all check check-run lint demo deps deps-check install clean vg-wrappers
 .DELETE_ON_ERROR:
+.SECONDARY:

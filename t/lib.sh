@@ -18,8 +18,8 @@ set -u
 export LC_ALL=C TZ=UTC
 T_DIR=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(dirname "$T_DIR")
-WA_BIN=${WA_BIN:-$ROOT/bin}
-WA_UNIT=${WA_UNIT:-$ROOT/build/opt/t}
+WA_BIN=$(cd "${WA_BIN:-$ROOT/bin}" 2>/dev/null && pwd) || WA_BIN=$ROOT/bin
+WA_UNIT=$(cd "${WA_UNIT:-$ROOT/build/opt/t}" 2>/dev/null && pwd) || WA_UNIT=$ROOT/build/opt/t
 TESTDATA=$ROOT/testdata
 PATH=$WA_BIN:$ROOT/scripts:$PATH
 export PATH WA_BIN ROOT TESTDATA
@@ -75,7 +75,11 @@ exits() {
 	is "$rc" "$want" "$msg"
 }
 
-same_file() {
+same_file() {	# GOT WANT MSG; WANT - reads stdin
+	if [ "$2" = - ]; then
+		cat >"$tmp/want"
+		set -- "$1" "$tmp/want" "$3"
+	fi
 	if cmp -s "$1" "$2"; then t_result 0 "$3"; else
 		t_result 1 "$3"
 		diff -u "$2" "$1" 2>&1 | head -30 | sed 's/^/#   /'
@@ -106,19 +110,22 @@ tsv_near() {
 unit() {
 	exe=$WA_UNIT/$1
 	[ -x "$exe" ] || { t_result 1 "unit test $1 is built"; return; }
-	# Renumber the program's own TAP lines into ours.
+	# Renumber the program's own TAP lines into ours; a missing or short
+	# plan means it died on the way.
 	"$exe" >"$tmp/unit.tap" 2>"$tmp/unit.err"
 	rc=$?
+	n=0 plan=
 	while IFS= read -r line; do
 		case $line in
-		"ok "*) t_result 0 "${line#ok [0-9]* - }" ;;
-		"not ok "*) t_result 1 "${line#not ok [0-9]* - }" ;;
+		"ok "*) t_result 0 "${line#ok [0-9]* - }"; n=$((n + 1)) ;;
+		"not ok "*) t_result 1 "${line#not ok [0-9]* - }"; n=$((n + 1)) ;;
+		"1.."*) plan=${line#1..} ;;
 		"#"*) echo "$line" ;;
 		esac
 	done <"$tmp/unit.tap"
-	if [ $rc -gt 1 ] || [ -s "$tmp/unit.err" ]; then
-		t_result 1 "unit test $1 ran to its end (exit $rc)"
-		sed 's/^/#   stderr: /' "$tmp/unit.err" | head -20
+	sed 's/^/#   stderr: /' "$tmp/unit.err" | head -20
+	if [ "$plan" != "$n" ] || [ $rc -gt 1 ]; then
+		t_result 1 "unit test $1 ran to its end (exit $rc, plan ${plan:-none}, ran $n)"
 	fi
 }
 

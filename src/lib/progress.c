@@ -1,10 +1,12 @@
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "msg.h"
+#include "opt.h"
 #include "progress.h"
 
 double
@@ -23,6 +25,10 @@ progress_start(struct progress *pg, const char *what, uint64_t total)
 	pg->total = total;
 	pg->started = pg->last_shown = pg->last_check = monotonic_seconds();
 	pg->tty = isatty(STDERR_FILENO);
+	pg->interval = pg->tty ? 0.1 : PROGRESS_PLAIN_SECONDS;
+	const char *env = getenv("WA_PROGRESS_INTERVAL");
+	if (env && !parse_duration(env, &pg->interval))
+		wa_die("WA_PROGRESS_INTERVAL: bad duration '%s'", env);
 	pg->step = 1;
 	pg->next_check = 1;
 }
@@ -78,7 +84,7 @@ progress_tick(struct progress *pg)
 	pg->next_check = pg->done + pg->step;
 	if (wa_quiet)
 		return;
-	if (now - pg->last_shown >= (pg->tty ? 0.1 : PROGRESS_PLAIN_SECONDS))
+	if (now - pg->last_shown >= pg->interval)
 		show(pg, now, false);
 }
 

@@ -3,7 +3,8 @@
  * On a terminal a live line, redrawn at most ten times a second: what is
  * done, the rate, the time left when the total is known, and a note of
  * the tool's own (a residual, idle connections).  Otherwise one plain line
- * every PROGRESS_PLAIN_SECONDS for cron logs.  Nothing with -q. */
+ * every PROGRESS_PLAIN_SECONDS for cron logs, or as often as the duration
+ * in the environment variable WA_PROGRESS_INTERVAL says.  Nothing with -q. */
 #ifndef WA_PROGRESS_H
 #define WA_PROGRESS_H
 
@@ -17,7 +18,7 @@ struct progress {
 	uint64_t total;		/* 0 if unknown */
 	uint64_t done;
 	char note[160];
-	double started, last_shown;
+	double started, last_shown, interval;
 	bool tty, shown;
 	uint64_t next_check, step;
 	double last_check;

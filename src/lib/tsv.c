@@ -297,12 +297,16 @@ split_row(struct tsv *t, char *line, size_t len)
 		f = tab + 1;
 	}
 	if (t->ncol < p->min_cols || (p->max_cols && t->ncol > p->max_cols)) {
+		const char *plural = t->ncol == 1 ? "" : "s";
 		if (p->min_cols == p->max_cols)
-			tsv_reject(t, "%zu columns, expected %zu", t->ncol, p->min_cols);
+			tsv_reject(t, "found %zu column%s, expected %zu", t->ncol, plural,
+			    p->min_cols);
 		else if (t->ncol < p->min_cols)
-			tsv_reject(t, "%zu columns, expected at least %zu", t->ncol, p->min_cols);
+			tsv_reject(t, "found %zu column%s, expected at least %zu", t->ncol,
+			    plural, p->min_cols);
 		else
-			tsv_reject(t, "%zu columns, expected at most %zu", t->ncol, p->max_cols);
+			tsv_reject(t, "found %zu column%s, expected at most %zu", t->ncol,
+			    plural, p->max_cols);
 		return false;
 	}
 	for (uint64_t m = p->url_cols; m; m &= m - 1) {

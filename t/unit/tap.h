@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int tap_count, tap_failed;
+static int tap_count __attribute__((unused)), tap_failed __attribute__((unused));
 
-static bool __attribute__((format(printf, 2, 3)))
+static inline bool __attribute__((format(printf, 2, 3)))
 ok(bool pass, const char *fmt, ...)
 {
 	va_list ap;
@@ -26,7 +26,7 @@ ok(bool pass, const char *fmt, ...)
 
 /* Like ok() for two strings; shows both when they differ.  NULL stands
  * for "no value" (an error). */
-static bool __attribute__((format(printf, 3, 4)))
+static inline bool __attribute__((format(printf, 3, 4)))
 is_str(const char *got, const char *want, const char *fmt, ...)
 {
 	va_list ap;
@@ -43,7 +43,7 @@ is_str(const char *got, const char *want, const char *fmt, ...)
 	return pass;
 }
 
-static void __attribute__((format(printf, 1, 2)))
+static inline void __attribute__((format(printf, 1, 2)))
 diag(const char *fmt, ...)
 {
 	va_list ap;
@@ -54,7 +54,7 @@ diag(const char *fmt, ...)
 	putchar('\n');
 }
 
-static int
+static inline int
 done_testing(void)
 {
 	printf("1..%d\n", tap_count);

@@ -1,0 +1,38 @@
+#!/bin/sh
+# Durations, sizes, times and numbers on the command line; the progress
+# line on a terminal, in a log, and silenced by -q.
+. "$(dirname "$0")/lib.sh"
+prog=$WA_UNIT/test-progress
+
+unit test-opt
+
+WA_PROGRESS_INTERVAL=0.2s "$prog" -t 60 10000 >/dev/null 2>"$tmp/log"
+is $? 0 "a run with progress ends well"
+n=$(wc -l <"$tmp/log")
+ok "a log gets plain lines as the run goes (got $n in 0.6 s at 0.2 s)" test "$n" -ge 2
+like "$(head -1 "$tmp/log")" '^test-progress: [0-9]+/60 items, [0-9]+/s, [0-9.]+%, 0:0[0-9] left; square [0-9]+$' \
+	"a plain line: done/total, rate, percent, time left, the tool's note"
+like "$(tail -1 "$tmp/log")" '^test-progress: 60/60 items, [0-9]+/s, 0:0[0-9]; square 3600$' \
+	"the last line: final count and elapsed time"
+ok "no terminal codes in a log" sh -c "! grep -q \"$(printf '\033')\" '$tmp/log'"
+
+WA_PROGRESS_INTERVAL=0.2s "$prog" 30 10000 >/dev/null 2>"$tmp/log"
+like "$(head -1 "$tmp/log")" '^test-progress: [0-9]+ items, [0-9]+/s; square [0-9]+$' \
+	"without a total: count and rate only"
+
+WA_PROGRESS_INTERVAL=0.2s "$prog" -q -t 60 10000 >/dev/null 2>"$tmp/log"
+is "$(wc -c <"$tmp/log")" 0 "-q silences progress"
+
+"$prog" -t 20 1000 >/dev/null 2>"$tmp/log"
+is "$(wc -c <"$tmp/log")" 0 "a short run in a log prints nothing"
+
+script -qec "\"$prog\" -t 40 10000" /dev/null >"$tmp/tty" 2>&1
+like "$(od -c "$tmp/tty" | tr -s ' ' | head -3)" '\\r 033 \[ K' "on a terminal the line is redrawn in place"
+like "$(tr '\r' '\n' <"$tmp/tty" | tail -2 | head -1)" 'test-progress: 40/40 items, [0-9]+/s, 0:00; square 1600' \
+	"and ends with the final figures"
+
+WA_PROGRESS_INTERVAL=soon "$prog" 1 0 2>"$tmp/err"
+is $? 1 "a bad WA_PROGRESS_INTERVAL is an error"
+is "$(cat "$tmp/err")" "test-progress: WA_PROGRESS_INTERVAL: bad duration 'soon'" "and says so"
+
+done_testing
