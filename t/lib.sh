@@ -16,6 +16,8 @@
 
 set -u
 export LC_ALL=C TZ=UTC
+# Tests talk to loopback servers only, never through a proxy.
+unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY ALL_PROXY all_proxy
 T_DIR=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(dirname "$T_DIR")
 WA_BIN=$(cd "${WA_BIN:-$ROOT/bin}" 2>/dev/null && pwd) || WA_BIN=$ROOT/bin

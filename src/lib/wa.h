@@ -3,6 +3,7 @@
 #define WA_H
 
 #include "atomic.h"
+#include "binfile.h"
 #include "msg.h"
 #include "opt.h"
 #include "progress.h"
