@@ -1,0 +1,563 @@
+/* Canonical URLs (url.h).
+ *
+ * The work is split between us and libcurl.  We trim the input, cut the
+ * fragment, tell the scheme and the authority apart, clean the host
+ * (userinfo, percent-decoding, IDN, case, trailing dot) and the port, and
+ * normalise the percent-encoding of path and query; libcurl then checks
+ * the host, writes IP addresses in their normal form, resolves relative
+ * references and removes dot-segments.  libcurl never sees a byte that
+ * needs encoding, so its own encoder (which writes a space in a query as
+ * '+') never runs. */
+#include <curl/curl.h>
+#include <idn2.h>
+#include <libpsl.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "msg.h"
+#include "url.h"
+
+/* The scheme, the authority, the port and three times a path and query
+ * whose every byte was percent-encoded. */
+#define WORK_SIZE (4 * URL_MAX + 64)
+
+static pthread_once_t key_once = PTHREAD_ONCE_INIT;
+static pthread_key_t handle_key;
+
+static pthread_mutex_t psl_lock = PTHREAD_MUTEX_INITIALIZER;
+static psl_ctx_t *psl;
+
+static const char too_long[] = "URL longer than 8192 bytes";
+
+static bool
+fail(const char **why, const char *reason)
+{
+	*why = reason;
+	return false;
+}
+
+static bool
+is_alpha(unsigned char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+static bool
+is_digit(unsigned char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+static bool
+is_hex(unsigned char c)
+{
+	return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+static unsigned
+hex_value(unsigned char c)
+{
+	return is_digit(c) ? c - '0' : (c | 0x20) - 'a' + 10;
+}
+
+static unsigned char
+lower(unsigned char c)
+{
+	return c >= 'A' && c <= 'Z' ? c | 0x20 : c;
+}
+
+static unsigned char
+upper(unsigned char c)
+{
+	return c >= 'a' && c <= 'z' ? c & ~0x20 : c;
+}
+
+static bool
+is_unreserved(unsigned char c)
+{
+	return is_alpha(c) || is_digit(c) || c == '-' || c == '.' || c == '_' || c == '~';
+}
+
+/* What may stand unencoded in a path or a query: RFC 3986 pchar, '/'
+ * and '?', and the brackets, which browsers send as they are. */
+static bool
+is_pq_char(unsigned char c)
+{
+	return is_unreserved(c) || (c && strchr("!$&'()*+,;=:@/?[]", c));
+}
+
+static void
+free_handle(void *cu)
+{
+	curl_url_cleanup(cu);
+}
+
+static void
+make_key(void)
+{
+	if (pthread_key_create(&handle_key, free_handle) != 0)
+		wa_die("cannot create a thread key for URL handles");
+}
+
+static CURLU *
+handle(void)
+{
+	pthread_once(&key_once, make_key);
+	CURLU *cu = pthread_getspecific(handle_key);
+	if (!cu) {
+		if (!(cu = curl_url()))
+			wa_die("out of memory");
+		if (pthread_setspecific(handle_key, cu) != 0)
+			wa_die("cannot keep a URL handle");
+	}
+	return cu;
+}
+
+void
+url_cleanup(void)
+{
+	pthread_once(&key_once, make_key);
+	curl_url_cleanup(pthread_getspecific(handle_key));
+	pthread_setspecific(handle_key, NULL);
+	pthread_mutex_lock(&psl_lock);
+	psl_free(psl);	/* a no-op for the built-in list */
+	psl = NULL;
+	pthread_mutex_unlock(&psl_lock);
+}
+
+static bool
+curl_failed(CURLUcode rc, const char **why)
+{
+	switch (rc) {
+	case CURLUE_OUT_OF_MEMORY:
+		wa_die("out of memory");
+	case CURLUE_BAD_HOSTNAME:
+	case CURLUE_BAD_IPV6:
+		*why = "bad host";
+		break;
+	case CURLUE_NO_HOST:
+		*why = "no host";
+		break;
+	case CURLUE_BAD_PORT_NUMBER:
+		*why = "bad port";
+		break;
+	case CURLUE_UNSUPPORTED_SCHEME:
+	case CURLUE_BAD_SCHEME:
+		*why = "unsupported scheme";
+		break;
+	default:
+		*why = "malformed URL";
+		break;
+	}
+	return false;
+}
+
+/* Copies in to buf as a browser takes an href: C0 controls and spaces
+ * trimmed, tabs and line ends dropped, the fragment cut. */
+static bool
+clean_input(const char *in, char *buf, const char **why)
+{
+	const unsigned char *s = (const unsigned char *)in, *e;
+	while (*s && *s <= ' ')
+		s++;
+	for (e = s + strlen((const char *)s); e > s && e[-1] <= ' '; e--)
+		;
+	size_t n = 0;
+	for (; s < e && *s != '#'; s++) {
+		if (*s == '\t' || *s == '\r' || *s == '\n')
+			continue;
+		if (n == URL_MAX)
+			return fail(why, too_long);
+		buf[n++] = (char)*s;
+	}
+	buf[n] = '\0';
+	return true;
+}
+
+/* The length of the scheme that s starts with, 0 if none. */
+static size_t
+scheme_length(const char *s)
+{
+	size_t i = 0;
+	if (!is_alpha(s[0]))
+		return 0;
+	while (is_alpha(s[i]) || is_digit(s[i]) || s[i] == '+' || s[i] == '-' || s[i] == '.')
+		i++;
+	return s[i] == ':' ? i : 0;
+}
+
+/* Writes the path and query p to d with their percent-encoding made
+ * canonical. */
+static void
+norm_path_query(const char *p, char *d)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	for (; *p; p++) {
+		unsigned char c = (unsigned char)*p;
+		if (c == '%' && is_hex(p[1]) && is_hex(p[2])) {
+			unsigned char v = (unsigned char)(hex_value(p[1]) << 4 | hex_value(p[2]));
+			if (is_unreserved(v)) {
+				*d++ = (char)v;
+			} else {
+				*d++ = '%';
+				*d++ = (char)upper(p[1]);
+				*d++ = (char)upper(p[2]);
+			}
+			p += 2;
+		} else if (c != '%' && is_pq_char(c)) {
+			*d++ = (char)c;
+		} else {
+			*d++ = '%';
+			*d++ = hex[c >> 4];
+			*d++ = hex[c & 15];
+		}
+	}
+	*d = '\0';
+}
+
+/* Cleans the registered name h[0..n) into out: percent-decoded, lower
+ * case, IDN labels to punycode, one trailing dot dropped. */
+static bool
+reg_name(const char *h, size_t n, char *out, const char **why)
+{
+	char name[URL_BUFSIZE];
+	size_t len = 0;
+	bool ascii = true;
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)h[i];
+		if (c == '%') {
+			if (i + 2 >= n || !is_hex(h[i + 1]) || !is_hex(h[i + 2]))
+				return fail(why, "bad host");
+			c = (unsigned char)(hex_value(h[i + 1]) << 4 | hex_value(h[i + 2]));
+			i += 2;
+		}
+		if (c <= ' ' || c == 0x7f)
+			return fail(why, "bad host");
+		ascii &= c < 0x80;
+		name[len++] = (char)lower(c);
+	}
+	if (len && name[len - 1] == '.')
+		len--;
+	name[len] = '\0';
+	if (!ascii) {
+		char *ace;
+		int rc = idn2_to_ascii_8z(name, &ace, IDN2_NONTRANSITIONAL | IDN2_NFC_INPUT);
+		if (rc == IDN2_MALLOC)
+			wa_die("out of memory");
+		if (rc != IDN2_OK)
+			return fail(why, "bad host");
+		len = strlen(ace);
+		if (len > URL_MAX) {
+			idn2_free(ace);
+			return fail(why, "bad host");
+		}
+		memcpy(name, ace, len + 1);
+		idn2_free(ace);
+	}
+	if (len == 0)
+		return fail(why, "bad host");
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)name[i];
+		bool empty_label = c == '.' && (i == 0 || i == len - 1 || name[i + 1] == '.');
+		if (empty_label || !is_unreserved(c))
+			return fail(why, "bad host");
+	}
+	memcpy(out, name, len + 1);
+	return true;
+}
+
+/* Writes "HOST[:PORT]" of the authority a[0..n) to out, without the
+ * userinfo. */
+static bool
+authority(const char *a, size_t n, char *out, const char **why)
+{
+	const char *at = memrchr(a, '@', n), *end = a + n, *host_end;
+	if (at) {
+		n -= (size_t)(at + 1 - a);
+		a = at + 1;
+	}
+	if (n == 0)
+		return fail(why, "no host");
+	if (a[0] == '[') {
+		/* An IP literal; libcurl checks and shortens it. */
+		const char *close = memchr(a, ']', n);
+		if (!close || close == a + 1)
+			return fail(why, "bad host");
+		for (const char *p = a + 1; p < close; p++)
+			if (!is_hex(*p) && *p != ':' && *p != '.')
+				return fail(why, "bad host");
+		host_end = close + 1;
+		for (const char *p = a; p < host_end; p++)
+			*out++ = (char)lower(*p);
+	} else {
+		host_end = memchr(a, ':', n);
+		if (!host_end)
+			host_end = end;
+		if (host_end == a)
+			return fail(why, "no host");
+		if (!reg_name(a, (size_t)(host_end - a), out, why))
+			return false;
+		out += strlen(out);
+	}
+	if (host_end < end && *host_end != ':')
+		return fail(why, "bad host");
+	if (host_end + 1 < end) {
+		/* A port; an empty one means the default (RFC 3986 sec. 3.2.3). */
+		unsigned long port = 0;
+		for (const char *p = host_end + 1; p < end; p++) {
+			if (!is_digit(*p) || (port = port * 10 + (unsigned)(*p - '0')) > 65535)
+				return fail(why, "bad port");
+		}
+		if (port == 0)
+			return fail(why, "bad port");
+		out += sprintf(out, ":%lu", port);
+	}
+	*out = '\0';
+	return true;
+}
+
+/* Whether h[0..n) is an IPv4 address in dotted decimal. */
+static bool
+is_ipv4(const char *h, size_t n)
+{
+	unsigned labels = 0;
+	for (const char *p = h; p < h + n; p++) {
+		unsigned v = 0, digits = 0;
+		for (; p < h + n && is_digit(*p); p++, digits++)
+			v = v * 10 + (unsigned)(*p - '0');
+		if (digits == 0 || digits > 3 || v > 255 || (digits > 1 && *(p - digits) == '0'))
+			return false;
+		labels++;
+		if (p < h + n && *p != '.')
+			return false;
+	}
+	return labels == 4;
+}
+
+/* A host whose last label is a number must be an IPv4 address, which
+ * libcurl has written in dotted decimal by now: no top-level domain is
+ * numeric. */
+static bool
+numeric_host_ok(const char *h, size_t n)
+{
+	const char *last = h + n;
+	while (last > h && last[-1] != '.')
+		last--;
+	for (const char *p = last; p < h + n; p++)
+		if (!is_digit(*p))
+			return true;
+	return is_ipv4(h, n);
+}
+
+/* Takes the URL out of the handle. */
+static bool
+finish(CURLU *cu, char *out, const char **why)
+{
+	char *s;
+	CURLUcode rc = curl_url_get(cu, CURLUPART_URL, &s, CURLU_NO_DEFAULT_PORT);
+	if (rc != CURLUE_OK)
+		return curl_failed(rc, why);
+	const char *host = strstr(s, "://") + 3;
+	bool good = host[0] == '[' || numeric_host_ok(host, strcspn(host, ":/?"));
+	size_t n = strlen(s);
+	if (!good)
+		*why = "bad host";
+	else if (n > URL_MAX)
+		*why = too_long;
+	else
+		memcpy(out, s, n + 1);
+	curl_free(s);
+	return good && n <= URL_MAX;
+}
+
+/* Canonicalises the absolute URL whose lower-case scheme is scheme and
+ * whose authority is auth[0..auth_len), followed by path and query. */
+static bool
+absolute(const char *scheme, const char *auth, size_t auth_len, const char *pq, char *out,
+    const char **why)
+{
+	char buf[WORK_SIZE], *e;
+	e = buf + sprintf(buf, "%s://", scheme);
+	if (!authority(auth, auth_len, e, why))
+		return false;
+	norm_path_query(pq, e + strlen(e));
+	CURLU *cu = handle();
+	CURLUcode rc = curl_url_set(cu, CURLUPART_URL, buf, 0);
+	if (rc != CURLUE_OK)
+		return curl_failed(rc, why);
+	return finish(cu, out, why);
+}
+
+/* The part of canonicalising shared by url_canon and url_resolve: s is
+ * the cleaned input; base, if not NULL, a canonical URL. */
+static bool
+canon(const char *s, const char *base, char *out, const char **why)
+{
+	size_t slen = scheme_length(s);
+	char scheme[8];
+	if (slen) {
+		if (slen >= sizeof scheme)
+			return fail(why, "unsupported scheme");
+		for (size_t i = 0; i < slen; i++)
+			scheme[i] = (char)lower(s[i]);
+		scheme[slen] = '\0';
+		if (strcmp(scheme, "http") != 0 && strcmp(scheme, "https") != 0)
+			return fail(why, "unsupported scheme");
+		s += slen + 1;
+	} else if (base) {
+		/* Canonical, so the scheme is "http" or "https". */
+		size_t n = (size_t)(strchr(base, ':') - base);
+		memcpy(scheme, base, n);
+		scheme[n] = '\0';
+	} else {
+		return fail(why, *s ? "no scheme" : "empty URL");
+	}
+	if (s[0] == '/' && s[1] == '/') {
+		size_t n = strcspn(s + 2, "/?");
+		return absolute(scheme, s + 2, n, s + 2 + n, out, why);
+	}
+	if (slen) {
+		/* "http:g" has no authority, so no host (the strict reading
+		 * of RFC 3986 sec. 5.4.2). */
+		return fail(why, "no host");
+	}
+	if (!*s) {
+		strcpy(out, base);
+		return true;
+	}
+	char buf[WORK_SIZE], *d = buf;
+	size_t first = strcspn(s, ":/?");
+	if (s[first] == ':') {
+		/* libcurl would take "1a:b" for a scheme. */
+		*d++ = '.';
+		*d++ = '/';
+	}
+	norm_path_query(s, d);
+	CURLU *cu = handle();
+	CURLUcode rc = curl_url_set(cu, CURLUPART_URL, base, 0);
+	if (rc == CURLUE_OK)
+		rc = curl_url_set(cu, CURLUPART_URL, buf, 0);
+	if (rc != CURLUE_OK)
+		return curl_failed(rc, why);
+	return finish(cu, out, why);
+}
+
+bool
+url_canon(const char *in, char *out, const char **why)
+{
+	char s[URL_BUFSIZE];
+	return clean_input(in, s, why) && canon(s, NULL, out, why);
+}
+
+bool
+url_resolve(const char *base, const char *ref, char *out, const char **why)
+{
+	char b[URL_BUFSIZE], s[URL_BUFSIZE];
+	const char *ignored;
+	if (!url_canon(base, b, &ignored)) {
+		*why = "bad base URL";
+		return false;
+	}
+	return clean_input(ref, s, why) && canon(s, b, out, why);
+}
+
+/* Splits a canonical URL: the host is [*host, *host_end), the port, if
+ * any, follows it with ':', and the path starts at the returned pointer. */
+static const char *
+split(const char *url, const char **host, const char **host_end)
+{
+	const char *h;
+	if (strncmp(url, "http://", 7) == 0)
+		h = url + 7;
+	else if (strncmp(url, "https://", 8) == 0)
+		h = url + 8;
+	else
+		return NULL;
+	const char *e = h[0] == '[' ? strchr(h, ']') : h + strcspn(h, ":/");
+	if (!e)
+		return NULL;
+	e += h[0] == '[';
+	if (e == h)
+		return NULL;
+	const char *path = strchr(e, '/');
+	if (!path || (path != e && *e != ':'))
+		return NULL;
+	*host = h;
+	*host_end = e;
+	return path;
+}
+
+static bool
+is_ip(const char *h, size_t n)
+{
+	return h[0] == '[' || is_ipv4(h, n);
+}
+
+bool
+url_surt(const char *url, char *out)
+{
+	const char *h, *e, *path = split(url, &h, &e);
+	if (!path)
+		return false;
+	char *d = out;
+	if (is_ip(h, (size_t)(e - h))) {
+		memcpy(d, h, (size_t)(e - h));
+		d += e - h;
+	} else {
+		for (const char *label_end = e; label_end > h;) {
+			const char *label = label_end;
+			while (label > h && label[-1] != '.')
+				label--;
+			memcpy(d, label, (size_t)(label_end - label));
+			d += label_end - label;
+			*d++ = ',';
+			label_end = label - (label > h);
+		}
+		d--;
+	}
+	*d++ = ')';
+	strcpy(d, e);	/* ":PORT", path and query */
+	return true;
+}
+
+int
+url_surt_cmp(const char *key_a, const char *url_a, const char *key_b, const char *url_b)
+{
+	int c = strcmp(key_a, key_b);
+	return c ? c : strcmp(url_a, url_b);
+}
+
+bool
+url_host(const char *url, char *out)
+{
+	const char *h, *e;
+	if (!split(url, &h, &e))
+		return false;
+	memcpy(out, h, (size_t)(e - h));
+	out[e - h] = '\0';
+	return true;
+}
+
+static const psl_ctx_t *
+suffix_list(void)
+{
+	pthread_mutex_lock(&psl_lock);
+	if (!psl && !(psl = psl_latest(NULL)) && !(psl = (psl_ctx_t *)psl_builtin()))
+		wa_die("cannot load the public-suffix list");
+	pthread_mutex_unlock(&psl_lock);
+	return psl;
+}
+
+bool
+url_registrable_domain(const char *url, char *out)
+{
+	if (!url_host(url, out))
+		return false;
+	if (is_ip(out, strlen(out)))
+		return true;
+	const char *domain = psl_registrable_domain(suffix_list(), out);
+	if (domain)
+		memmove(out, domain, strlen(domain) + 1);
+	return true;
+}

@@ -1,0 +1,86 @@
+/* Canonical URLs and their SURT keys (DESIGN.md, "Streams").
+ *
+ * Canonical form: an absolute http or https URL, normalised as RFC 3986
+ * section 6 says, the way a crawler wants it:
+ *   - scheme and host in lower case; no userinfo (credentials never enter
+ *     a stream); no fragment; no default port (80 for http, 443 for https);
+ *   - the host percent-decoded, IDN labels in punycode (UTS #46
+ *     non-transitional, so "fass.de" and "faß.de" stay apart), one
+ *     trailing dot removed; a host must be made of a-z 0-9 - . _ ~ with no
+ *     empty label; IPv4 in dotted decimal ("0x7f.1" is 127.0.0.1), and a
+ *     host ending in a numeric label that is no IPv4 address refused;
+ *     IPv6 in lower case and brackets, shortened as libcurl does;
+ *   - dot-segments removed (a %2E counts as a dot), the empty path as "/",
+ *     the empty query ("?" alone) dropped;
+ *   - in path and query, a %XX of an unreserved character (A-Z a-z 0-9
+ *     - . _ ~) decoded, every other %xx in upper case, a '%' without two
+ *     hex digits after it written %25, and every byte outside the
+ *     unreserved, sub-delims and ":@/?[]" sets percent-encoded: controls,
+ *     space, non-ASCII bytes, " < > \ ^ ` { | } and DEL become %XX ('+'
+ *     is left as it is: it is no space in a URL; '[' and ']' too, as
+ *     browsers leave them);
+ *   - at most URL_MAX bytes, input and result alike.
+ * Before parsing, C0 controls and spaces around the input are trimmed and
+ * tabs, CRs and LFs inside it removed, as browsers do with an href.  So a
+ * canonical URL never holds a space, a tab or a newline, and canonicalising
+ * it again changes nothing.  A URL with an empty host ("http:///x",
+ * "http:g") is refused, as RFC 7230 section 2.7.1 asks.
+ *
+ * SURT key: the host's labels in reverse order joined by ',' (an IP
+ * literal is kept as it is), then ')', then ":PORT" for a non-default
+ * port, then the path and the query:
+ *   http://www.example.com/a/b     com,example,www)/a/b
+ *   http://example.com:8080/x?y=1  com,example):8080/x?y=1
+ *   http://127.0.0.2:8080/         127.0.0.2):8080/
+ * The scheme is not in the key, so the http and https forms of a page get
+ * one key.  Graph ids follow the order of (key, then URL), both in byte
+ * order: url_surt_cmp.  In that order all the URLs of a host start with
+ * "HOST)" and lie together, and a domain with all its subdomains is one
+ * contiguous range ("com,example)" < "com,example,www)" as ')' < ',', and
+ * no host character falls between them).
+ *
+ * A thread has a libcurl URL handle of its own, freed when it ends; the
+ * public-suffix list is loaded once.  url_cleanup frees both at the end of
+ * the program (for valgrind). */
+#ifndef WA_URL_H
+#define WA_URL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define URL_MAX 8192
+#define URL_BUFSIZE (URL_MAX + 1)
+
+/* Writes the canonical form of the absolute URL in to out (URL_BUFSIZE
+ * bytes).  On failure returns false and points *why at a short reason:
+ * "empty URL", "no scheme", "unsupported scheme", "no host", "bad host",
+ * "bad port", "URL longer than 8192 bytes", "malformed URL". */
+bool url_canon(const char *in, char *out, const char **why);
+
+/* Resolves the reference ref (RFC 3986 section 5) against base, which is
+ * canonicalised first, and canonicalises the result.  An empty or
+ * fragment-only ref gives the base.  *why is "bad base URL" if the base
+ * is the problem. */
+bool url_resolve(const char *base, const char *ref, char *out, const char **why);
+
+/* The SURT key of a canonical URL (URL_BUFSIZE bytes suffice); false if
+ * url is not in canonical form. */
+bool url_surt(const char *url, char *out);
+
+/* Orders (key, URL) pairs: keys first, then URLs, in byte order. */
+int url_surt_cmp(const char *key_a, const char *url_a, const char *key_b,
+    const char *url_b);
+
+/* The host of a canonical URL, without the port; IPv6 in brackets. */
+bool url_host(const char *url, char *out);
+
+/* The registrable domain of a canonical URL's host by the public-suffix
+ * list, private suffixes included ("www.example.co.uk" -> "example.co.uk",
+ * "a.blogspot.com" stays).  An IP literal is its own domain, and so is a
+ * host that is a public suffix itself or has no registrable domain
+ * ("localhost"). */
+bool url_registrable_domain(const char *url, char *out);
+
+void url_cleanup(void);
+
+#endif

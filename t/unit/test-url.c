@@ -1,0 +1,453 @@
+/* URL canonical form, resolution, SURT keys and domains (url.h).  Every
+ * expected value is written out by hand: RFC 3986 section 5.4 for the
+ * resolution examples (fragments cut, as our canonical form says), the
+ * public-suffix list's rules for domains. */
+#include <stdio.h>
+#include <string.h>
+
+#include "tap.h"
+#include "url.h"
+
+/* want NULL: an error with the reason why. */
+struct canon_case {
+	const char *in, *want, *why;
+};
+
+static const struct canon_case canon_cases[] = {
+	/* case and default ports */
+	{ "http://example.com", "http://example.com/", NULL },
+	{ "HTTP://Example.COM/Path", "http://example.com/Path", NULL },
+	{ "HtTpS://EXAMPLE.com:443/", "https://example.com/", NULL },
+	{ "http://example.com:80/x", "http://example.com/x", NULL },
+	{ "https://example.com:443/x", "https://example.com/x", NULL },
+	{ "http://example.com:443/", "http://example.com:443/", NULL },
+	{ "https://example.com:80/", "https://example.com:80/", NULL },
+	{ "http://example.com:8080/", "http://example.com:8080/", NULL },
+	{ "http://example.com:08080/", "http://example.com:8080/", NULL },
+	{ "http://example.com:080/", "http://example.com/", NULL },
+	{ "http://example.com:/", "http://example.com/", NULL },
+	{ "http://example.com:65535/", "http://example.com:65535/", NULL },
+	{ "http://example.com:0/", NULL, "bad port" },
+	{ "http://example.com:65536/", NULL, "bad port" },
+	{ "http://example.com:99999/", NULL, "bad port" },
+	{ "http://example.com:8o/", NULL, "bad port" },
+	{ "http://example.com:80:80/", NULL, "bad port" },
+	/* dot-segments */
+	{ "http://example.com/a/./b/../c", "http://example.com/a/c", NULL },
+	{ "http://example.com/../a", "http://example.com/a", NULL },
+	{ "http://example.com/a/b/../../..", "http://example.com/", NULL },
+	{ "http://example.com/a/%2e%2E/b", "http://example.com/b", NULL },
+	{ "http://example.com/a/.%2e", "http://example.com/", NULL },
+	{ "http://example.com/a/./", "http://example.com/a/", NULL },
+	{ "http://example.com/a?b/../c", "http://example.com/a?b/../c", NULL },
+	/* percent-encoding */
+	{ "http://example.com/%41%7E%2d%5f%2E", "http://example.com/A~-_.", NULL },
+	{ "http://Example.com/%7euser", "http://example.com/~user", NULL },
+	{ "http://example.com/a%2Fb", "http://example.com/a%2Fb", NULL },
+	{ "http://example.com/a%2fb", "http://example.com/a%2Fb", NULL },
+	{ "http://example.com/%e4%C3%a4", "http://example.com/%E4%C3%A4", NULL },
+	{ "http://example.com/%zz", "http://example.com/%25zz", NULL },
+	{ "http://example.com/100%", "http://example.com/100%25", NULL },
+	{ "http://example.com/%2", "http://example.com/%252", NULL },
+	{ "http://example.com/%2525", "http://example.com/%2525", NULL },
+	{ "http://example.com/?%2b%3d", "http://example.com/?%2B%3D", NULL },
+	{ "http://example.com/a b", "http://example.com/a%20b", NULL },
+	{ "http://example.com/?q=a b", "http://example.com/?q=a%20b", NULL },
+	{ "http://example.com/?q=a+b", "http://example.com/?q=a+b", NULL },
+	{ "http://example.com/\xc3\xa4?\xc3\xa4", "http://example.com/%C3%A4?%C3%A4", NULL },
+	{ "http://example.com/<>\"{}|\\^`", "http://example.com/%3C%3E%22%7B%7D%7C%5C%5E%60", NULL },
+	{ "http://example.com/[x]?[y]", "http://example.com/[x]?[y]", NULL },
+	{ "http://example.com/a\x01" "b\x7f", "http://example.com/a%01b%7F", NULL },
+	{ "http://example.com/@:!$&'()*+,;=", "http://example.com/@:!$&'()*+,;=", NULL },
+	{ "http://example.com/a?b?c/d", "http://example.com/a?b?c/d", NULL },
+	/* empty path and query, fragments */
+	{ "http://example.com?x=1", "http://example.com/?x=1", NULL },
+	{ "http://example.com/a?", "http://example.com/a", NULL },
+	{ "http://example.com/?#frag", "http://example.com/", NULL },
+	{ "http://example.com/a#frag", "http://example.com/a", NULL },
+	{ "http://example.com/a#b#c", "http://example.com/a", NULL },
+	{ "http://example.com#?x", "http://example.com/", NULL },
+	{ "http://example.com/a%23b", "http://example.com/a%23b", NULL },
+	/* userinfo */
+	{ "http://user:pw@example.com/", "http://example.com/", NULL },
+	{ "http://user@example.com:8080/", "http://example.com:8080/", NULL },
+	{ "http://a@b@example.com/", "http://example.com/", NULL },
+	{ "http://@example.com/", "http://example.com/", NULL },
+	{ "http://user:pw@/", NULL, "no host" },
+	/* IDN and host spelling */
+	{ "http://b\xc3\xbc" "cher.de/", "http://xn--bcher-kva.de/", NULL },
+	{ "http://B\xc3\x9c" "CHER.DE/", "http://xn--bcher-kva.de/", NULL },
+	{ "http://xn--bcher-kva.de/", "http://xn--bcher-kva.de/", NULL },
+	{ "http://XN--BCHER-KVA.DE/", "http://xn--bcher-kva.de/", NULL },
+	{ "http://fa\xc3\x9f.de/", "http://xn--fa-hia.de/", NULL },
+	{ "http://%62%C3%BC" "cher.de/", "http://xn--bcher-kva.de/", NULL },
+	{ "http://\xef\xbc\xa5\xef\xbc\xb8.com/", "http://ex.com/", NULL },
+	{ "http://www.b\xc3\xbc" "cher.de./a", "http://www.xn--bcher-kva.de/a", NULL },
+	{ "http://example.com./", "http://example.com/", NULL },
+	{ "http://a_b.example.com/", "http://a_b.example.com/", NULL },
+	{ "http://example.com../", NULL, "bad host" },
+	{ "http://.example.com/", NULL, "bad host" },
+	{ "http://a..b/", NULL, "bad host" },
+	{ "http://ex ample.com/", NULL, "bad host" },
+	{ "http://ex%20ample.com/", NULL, "bad host" },
+	{ "http://ex%2Fample.com/", NULL, "bad host" },
+	{ "http://exa<mple.com/", NULL, "bad host" },
+	{ "http://b\xc3\xbc" "cher.-de/", NULL, "bad host" },
+	{ "http://\xff.de/", NULL, "bad host" },
+	/* IPv4 */
+	{ "http://127.0.0.1/", "http://127.0.0.1/", NULL },
+	{ "http://0x7f.1/", "http://127.0.0.1/", NULL },
+	{ "http://127.1/", "http://127.0.0.1/", NULL },
+	{ "http://2130706433/", "http://127.0.0.1/", NULL },
+	{ "http://127.0.0.1.:8080/", "http://127.0.0.1:8080/", NULL },
+	{ "http://1.2.3.256/", NULL, "bad host" },
+	{ "http://1.2.3.999/", NULL, "bad host" },
+	{ "http://example.123/", NULL, "bad host" },
+	{ "http://1.2.3.example/", "http://1.2.3.example/", NULL },
+	/* IPv6 */
+	{ "http://[::1]/", "http://[::1]/", NULL },
+	{ "http://[::1]:8080/x", "http://[::1]:8080/x", NULL },
+	{ "http://[::1]:80/", "http://[::1]/", NULL },
+	{ "https://[2001:DB8::A]:443/", "https://[2001:db8::a]/", NULL },
+	{ "http://[0:0:0:0:0:0:0:1]/", "http://[::1]/", NULL },
+	{ "http://[::FFFF:1.2.3.4]/", "http://[::ffff:1.2.3.4]/", NULL },
+	{ "http://[::1%25eth0]/", NULL, "bad host" },
+	{ "http://[::1/", NULL, "bad host" },
+	{ "http://[::1]x/", NULL, "bad host" },
+	{ "http://[]/", NULL, "bad host" },
+	{ "http://[1:2:3]/", NULL, "bad host" },
+	/* whitespace */
+	{ "  http://example.com/  ", "http://example.com/", NULL },
+	{ "\thttp://exa\nmple.com/a\r\n", "http://example.com/a", NULL },
+	{ "http://example.com/a\tb", "http://example.com/ab", NULL },
+	{ "\x01http://example.com/\x1f", "http://example.com/", NULL },
+	/* garbage and other schemes */
+	{ "", NULL, "empty URL" },
+	{ "   ", NULL, "empty URL" },
+	{ "#x", NULL, "empty URL" },
+	{ "http://", NULL, "no host" },
+	{ "http:///x", NULL, "no host" },
+	{ "http://:80/", NULL, "no host" },
+	{ "http:g", NULL, "no host" },
+	{ "http:/x", NULL, "no host" },
+	{ "https:example.com", NULL, "no host" },
+	{ "://x", NULL, "no scheme" },
+	{ "example.com/x", NULL, "no scheme" },
+	{ "//example.com/", NULL, "no scheme" },
+	{ "javascript:alert(1)", NULL, "unsupported scheme" },
+	{ "mailto:a@example.com", NULL, "unsupported scheme" },
+	{ "data:text/plain,x", NULL, "unsupported scheme" },
+	{ "ftp://example.com/", NULL, "unsupported scheme" },
+	{ "file:///etc/passwd", NULL, "unsupported scheme" },
+	{ "httpx://example.com/", NULL, "unsupported scheme" },
+	{ "g:h", NULL, "unsupported scheme" },
+};
+
+struct resolve_case {
+	const char *base, *ref, *want, *why;
+};
+
+#define B "http://a/b/c/d;p?q"
+
+static const struct resolve_case resolve_cases[] = {
+	/* RFC 3986 section 5.4.1 */
+	{ B, "g:h", NULL, "unsupported scheme" },
+	{ B, "g", "http://a/b/c/g", NULL },
+	{ B, "./g", "http://a/b/c/g", NULL },
+	{ B, "g/", "http://a/b/c/g/", NULL },
+	{ B, "/g", "http://a/g", NULL },
+	{ B, "//g", "http://g/", NULL },
+	{ B, "?y", "http://a/b/c/d;p?y", NULL },
+	{ B, "g?y", "http://a/b/c/g?y", NULL },
+	{ B, "#s", "http://a/b/c/d;p?q", NULL },
+	{ B, "g#s", "http://a/b/c/g", NULL },
+	{ B, "g?y#s", "http://a/b/c/g?y", NULL },
+	{ B, ";x", "http://a/b/c/;x", NULL },
+	{ B, "g;x", "http://a/b/c/g;x", NULL },
+	{ B, "g;x?y#s", "http://a/b/c/g;x?y", NULL },
+	{ B, "", "http://a/b/c/d;p?q", NULL },
+	{ B, ".", "http://a/b/c/", NULL },
+	{ B, "./", "http://a/b/c/", NULL },
+	{ B, "..", "http://a/b/", NULL },
+	{ B, "../", "http://a/b/", NULL },
+	{ B, "../g", "http://a/b/g", NULL },
+	{ B, "../..", "http://a/", NULL },
+	{ B, "../../", "http://a/", NULL },
+	{ B, "../../g", "http://a/g", NULL },
+	/* RFC 3986 section 5.4.2 */
+	{ B, "../../../g", "http://a/g", NULL },
+	{ B, "../../../../g", "http://a/g", NULL },
+	{ B, "/./g", "http://a/g", NULL },
+	{ B, "/../g", "http://a/g", NULL },
+	{ B, "g.", "http://a/b/c/g.", NULL },
+	{ B, ".g", "http://a/b/c/.g", NULL },
+	{ B, "g..", "http://a/b/c/g..", NULL },
+	{ B, "..g", "http://a/b/c/..g", NULL },
+	{ B, "./../g", "http://a/b/g", NULL },
+	{ B, "./g/.", "http://a/b/c/g/", NULL },
+	{ B, "g/./h", "http://a/b/c/g/h", NULL },
+	{ B, "g/../h", "http://a/b/c/h", NULL },
+	{ B, "g;x=1/./y", "http://a/b/c/g;x=1/y", NULL },
+	{ B, "g;x=1/../y", "http://a/b/c/y", NULL },
+	{ B, "g?y/./x", "http://a/b/c/g?y/./x", NULL },
+	{ B, "g?y/../x", "http://a/b/c/g?y/../x", NULL },
+	{ B, "g#s/./x", "http://a/b/c/g", NULL },
+	{ B, "g#s/../x", "http://a/b/c/g", NULL },
+	{ B, "http:g", NULL, "no host" },
+	/* ours */
+	{ B, "?", "http://a/b/c/d;p", NULL },
+	{ B, "%2e%2e/g", "http://a/b/g", NULL },
+	{ B, "g h?a b", "http://a/b/c/g%20h?a%20b", NULL },
+	{ B, "1a:b", "http://a/b/c/1a:b", NULL },
+	{ B, "\\g", "http://a/b/c/%5Cg", NULL },
+	{ B, "  g\n", "http://a/b/c/g", NULL },
+	{ B, " ", "http://a/b/c/d;p?q", NULL },
+	{ B, "HTTPS://X.org:443", "https://x.org/", NULL },
+	{ B, "//user@X.org:81/p#f", "http://x.org:81/p", NULL },
+	{ B, "javascript:void(0)", NULL, "unsupported scheme" },
+	{ B, "mailto:a@b.c", NULL, "unsupported scheme" },
+	{ B, "//", NULL, "no host" },
+	{ "https://Ex.com:443/a/b#f", "c?d", "https://ex.com/a/c?d", NULL },
+	{ "https://ex.com/a/b", "//other.org/x", "https://other.org/x", NULL },
+	{ "http://ex.com/%7Ea/b c/d", "e", "http://ex.com/~a/b%20c/e", NULL },
+	{ "ftp://ex.com/", "g", NULL, "bad base URL" },
+	{ "/relative", "g", NULL, "bad base URL" },
+};
+
+struct pair_case {
+	const char *url, *want;
+};
+
+static const struct pair_case surt_cases[] = {
+	{ "http://www.example.com/a/b", "com,example,www)/a/b" },
+	{ "http://example.com:8080/x?y=1", "com,example):8080/x?y=1" },
+	{ "http://127.0.0.2:8080/", "127.0.0.2):8080/" },
+	{ "https://example.com/", "com,example)/" },
+	{ "http://example.com/", "com,example)/" },
+	{ "http://[::1]:8080/x", "[::1]):8080/x" },
+	{ "https://[2001:db8::1]/", "[2001:db8::1])/" },
+	{ "http://localhost/", "localhost)/" },
+	{ "http://a.b.c.example.co.uk/p?q", "uk,co,example,c,b,a)/p?q" },
+	{ "http://xn--bcher-kva.de/%C3%A4", "de,xn--bcher-kva)/%C3%A4" },
+	{ "http://10.0.0.1/", "10.0.0.1)/" },
+	{ "http://1.2.3.example/", "example,3,2,1)/" },
+	{ "https://a_b.example.com:8443/?x", "com,example,a_b):8443/?x" },
+	{ "ftp://example.com/", NULL },
+	{ "http://example.com", NULL },
+	{ "http:///x", NULL },
+	{ "http://example.com?x", NULL },
+};
+
+static const struct pair_case host_cases[] = {
+	{ "http://www.example.com:8080/x", "www.example.com" },
+	{ "https://[::1]:8443/", "[::1]" },
+	{ "http://127.0.0.1/", "127.0.0.1" },
+	{ "http://xn--bcher-kva.de/", "xn--bcher-kva.de" },
+	{ "mailto:x@example.com", NULL },
+};
+
+static const struct pair_case domain_cases[] = {
+	{ "http://www.example.co.uk/", "example.co.uk" },
+	{ "http://a.b.example.com/x", "example.com" },
+	{ "http://example.com/", "example.com" },
+	{ "https://co.uk/", "co.uk" },
+	{ "http://com/", "com" },
+	{ "http://localhost:8080/", "localhost" },
+	{ "http://127.0.0.1/", "127.0.0.1" },
+	{ "http://[::1]/", "[::1]" },
+	{ "http://x.blogspot.com/", "x.blogspot.com" },
+	{ "http://user.github.io/", "user.github.io" },
+	{ "http://www.xn--bcher-kva.de/", "xn--bcher-kva.de" },
+	{ "http://shop.example.xn--p1ai/", "example.xn--p1ai" },
+	{ "http://a.b.example.com.au/", "example.com.au" },
+	{ "http:/x", NULL },
+};
+
+/* The test's name: s with control, space and non-ASCII bytes escaped. */
+static const char *
+show(const char *s)
+{
+	static char buf[4][160];
+	static int next;
+	char *b = buf[next++ % 4], *d = b;
+	for (; *s && d < b + sizeof buf[0] - 8; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c <= ' ' || c >= 0x7f)
+			d += sprintf(d, "\\x%02x", c);
+		else
+			*d++ = (char)c;
+	}
+	strcpy(d, *s ? "..." : "");
+	return b;
+}
+
+/* Checks a result against want, or the reason against why. */
+static void
+check(bool got_ok, const char *got, const char *got_why, const char *want, const char *why,
+    const char *name)
+{
+	if (want)
+		is_str(got_ok ? got : NULL, want, "%s -> %s", name, want);
+	else
+		is_str(got_ok ? got : got_why, why, "%s fails: %s", name, why);
+}
+
+static void
+test_canon(void)
+{
+	char out[URL_BUFSIZE], again[URL_BUFSIZE];
+	const char *why, *why2;
+	int fixed = 0, n = 0;
+	for (size_t i = 0; i < sizeof canon_cases / sizeof canon_cases[0]; i++) {
+		const struct canon_case *c = &canon_cases[i];
+		bool r = url_canon(c->in, out, &why);
+		char name[200];
+		snprintf(name, sizeof name, "\"%s\"", show(c->in));
+		check(r, out, why, c->want, c->why, name);
+		if (r) {
+			/* The canonical form is a fixed point. */
+			n++;
+			if (url_canon(out, again, &why2) && strcmp(again, out) == 0)
+				fixed++;
+			else
+				diag("not a fixed point: %s", out);
+		}
+	}
+	ok(fixed == n, "canonicalising again changes none of the %d canonical URLs", n);
+}
+
+static void
+test_lengths(void)
+{
+	static char in[3 * URL_MAX], want[URL_BUFSIZE];
+	char out[URL_BUFSIZE];
+	const char *why;
+	size_t prefix = strlen("http://example.com/");
+
+	/* Exactly URL_MAX bytes is allowed. */
+	memset(in, 'a', URL_MAX);
+	memcpy(in, "http://example.com/", prefix);
+	in[URL_MAX] = '\0';
+	strcpy(want, in);
+	is_str(url_canon(in, out, &why) ? out : why, want, "a URL of 8192 bytes is kept");
+
+	in[URL_MAX] = 'a';
+	in[URL_MAX + 1] = '\0';
+	is_str(url_canon(in, out, &why) ? out : why, "URL longer than 8192 bytes",
+	    "a URL of 8193 bytes fails");
+
+	/* Dot-segments shrink a long input below the limit, but the input
+	 * itself is too long already. */
+	in[URL_MAX + 1] = '/';
+	memcpy(in + URL_MAX + 2, "..", 3);
+	is_str(url_canon(in, out, &why) ? out : why, "URL longer than 8192 bytes",
+	    "an input of 8196 bytes fails even if its canonical form is short");
+
+	/* 3000 raw two-byte characters: 6019 bytes in, 18019 encoded. */
+	memcpy(in, "http://example.com/", prefix);
+	for (size_t i = 0; i < 3000; i++)
+		memcpy(in + prefix + 2 * i, "\xc3\xa4", 2);
+	in[prefix + 6000] = '\0';
+	is_str(url_canon(in, out, &why) ? out : why, "URL longer than 8192 bytes",
+	    "a URL whose encoding grows past 8192 bytes fails");
+
+	/* A long fragment does not count. */
+	memcpy(in, "http://example.com/#", prefix + 1);
+	memset(in + prefix + 1, 'f', URL_MAX);
+	in[prefix + 1 + URL_MAX] = '\0';
+	is_str(url_canon(in, out, &why) ? out : why, "http://example.com/",
+	    "a fragment longer than 8192 bytes is cut, not counted");
+}
+
+static void
+test_resolve(void)
+{
+	char out[URL_BUFSIZE];
+	const char *why;
+	for (size_t i = 0; i < sizeof resolve_cases / sizeof resolve_cases[0]; i++) {
+		const struct resolve_case *c = &resolve_cases[i];
+		char name[400];
+		snprintf(name, sizeof name, "resolve \"%s\"", show(c->ref));
+		if (strcmp(c->base, B) != 0)
+			snprintf(name, sizeof name, "resolve \"%s\" on %s", show(c->ref),
+			    show(c->base));
+		bool r = url_resolve(c->base, c->ref, out, &why);
+		check(r, out, why, c->want, c->why, name);
+	}
+}
+
+static void
+test_pairs(const char *what, bool (*fn)(const char *, char *), const struct pair_case *c,
+    size_t n)
+{
+	char out[URL_BUFSIZE];
+	for (size_t i = 0; i < n; i++) {
+		bool r = fn(c[i].url, out);
+		if (c[i].want)
+			is_str(r ? out : NULL, c[i].want, "%s of %s is %s", what, c[i].url,
+			    c[i].want);
+		else
+			ok(!r, "%s of %s fails: not a canonical URL", what, c[i].url);
+	}
+}
+
+static int
+order(const void *a, const void *b)
+{
+	char ka[URL_BUFSIZE], kb[URL_BUFSIZE];
+	const char *ua = *(const char *const *)a, *ub = *(const char *const *)b;
+	url_surt(ua, ka);
+	url_surt(ub, kb);
+	return url_surt_cmp(ka, ua, kb, ub);
+}
+
+static void
+test_order(void)
+{
+	const char *urls[] = {
+		"http://example.org/",
+		"https://www.example.com/",
+		"http://example.com:8080/",
+		"http://www.example.com/",
+		"https://example.com/b",
+		"http://example-x.com/",
+		"http://example.com/a",
+		"http://a.www.example.com/",
+		"http://127.0.0.1/",
+	};
+	const char *want[] = {
+		"http://127.0.0.1/",
+		"http://example.com/a",
+		"https://example.com/b",
+		"http://example.com:8080/",
+		"http://www.example.com/",
+		"https://www.example.com/",
+		"http://a.www.example.com/",
+		"http://example-x.com/",
+		"http://example.org/",
+	};
+	size_t n = sizeof urls / sizeof urls[0];
+	qsort(urls, n, sizeof urls[0], order);
+	bool same = true;
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(urls[i], want[i]) != 0) {
+			diag("position %zu: %s, expected %s", i, urls[i], want[i]);
+			same = false;
+		}
+	ok(same, "(SURT key, URL) order: a host's URLs together, subdomains after their parent");
+}
+
+int
+main(void)
+{
+	test_canon();
+	test_lengths();
+	test_resolve();
+	test_pairs("SURT key", url_surt, surt_cases, sizeof surt_cases / sizeof surt_cases[0]);
+	test_pairs("host", url_host, host_cases, sizeof host_cases / sizeof host_cases[0]);
+	test_pairs("registrable domain", url_registrable_domain, domain_cases,
+	    sizeof domain_cases / sizeof domain_cases[0]);
+	test_order();
+	url_cleanup();
+	return done_testing();
+}
