@@ -1,6 +1,9 @@
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <zlib.h>
 
 #include "graph.h"
 #include "msg.h"
@@ -125,101 +128,205 @@ varint_get_checked(const uint8_t **p, const uint8_t *end, uint64_t *v)
 	return false;
 }
 
-/* Walks every record with bounds checks: a slice that passed its CRC may
- * still come from a faulty writer, and the fast decoders trust it. */
+struct matrix_check {
+	uint64_t records, links;
+	uint64_t out_sum, in_sum;	/* degree checksums, see graph_mix */
+};
+
+/* Walks the records of blocks [b0, b1) in buf with bounds checks: a slice
+ * that passed its CRC may still come from a faulty writer, and the fast
+ * decoders trust it. */
 static void
-slice_validate(const char *path, const struct slice *s, uint64_t nodes)
+check_blocks(const struct slice *s, uint64_t b0, uint64_t b1, const uint8_t *buf,
+    uint64_t nodes, struct matrix_check *mc)
 {
-	const uint8_t *p = s->data, *end = s->data + s->data_bytes;
-	uint64_t records = 0, links = 0;
-	for (uint64_t b = 0; b < s->blocks; b++) {
-		const uint8_t *bend = s->data + s->block_off[b + 1];
+	const uint8_t *base = buf - s->block_off[b0];
+	for (uint64_t b = b0; b < b1; b++) {
+		const uint8_t *p = base + s->block_off[b], *bend = base + s->block_off[b + 1];
 		uint64_t next_src = 0;	/* the least id the next source may have */
-		if (p != s->data + s->block_off[b] || bend > end || bend < p)
-			wa_die("%s: block %llu does not start where the index says", path,
-			    (unsigned long long)b);
 		while (p < bend) {
 			uint64_t gap, k, d;
 			if (!varint_get_checked(&p, bend, &gap) || !varint_get_checked(&p, bend, &k))
-				wa_die("%s: block %llu: record %llu cut short", path,
-				    (unsigned long long)b, (unsigned long long)records);
+				wa_die("%s: block %llu: record cut short", s->path,
+				    (unsigned long long)b);
 			uint64_t src = next_src + gap;
 			if (src >= nodes || src < next_src)
-				wa_die("%s: record %llu: source id %llu, the graph has %llu nodes",
-				    path, (unsigned long long)records, (unsigned long long)src,
+				wa_die("%s: block %llu: source id %llu, the graph has %llu nodes",
+				    s->path, (unsigned long long)b, (unsigned long long)src,
 				    (unsigned long long)nodes);
 			next_src = src + 1;
-			k++;
-			uint64_t dst = s->lo;
+			unsigned w = (unsigned)(k & 3) + 1;
+			k = (k >> 2) + 1;
+			if (!varint_get_checked(&p, bend, &d) || (uint64_t)(bend - p) < (k - 1) * w)
+				wa_die("%s: block %llu: record cut short", s->path,
+				    (unsigned long long)b);
+			uint64_t dst = s->lo + d;
 			for (uint64_t i = 0; i < k; i++) {
-				if (!varint_get_checked(&p, bend, &d))
-					wa_die("%s: record %llu cut short", path,
-					    (unsigned long long)records);
-				dst += d + (i > 0);
-				if (dst >= s->hi || dst < s->lo)
-					wa_die("%s: record %llu: destination %llu outside the slice's "
-					    "ids %llu to %llu", path, (unsigned long long)records,
+				if (i > 0) {
+					dst += gap_get(p, w) + 1ULL;
+					p += w;
+				}
+				if (dst >= s->hi)
+					wa_die("%s: block %llu: destination %llu outside the slice's "
+					    "ids %llu to %llu", s->path, (unsigned long long)b,
 					    (unsigned long long)dst, (unsigned long long)s->lo,
 					    (unsigned long long)s->hi - 1);
+				mc->in_sum += graph_mix(dst);
 			}
-			records++;
-			links += k;
+			mc->out_sum += k * graph_mix(src);
+			mc->records++;
+			mc->links += k;
 		}
 	}
-	if (records != s->records || links != s->links)
-		wa_die("%s: %llu records and %llu links, the header says %llu and %llu", path,
-		    (unsigned long long)records, (unsigned long long)links,
-		    (unsigned long long)s->records, (unsigned long long)s->links);
 }
 
 void
-slice_load(const struct graph *g, uint32_t k, struct slice *s)
+slice_open(const struct graph *g, uint32_t k, struct slice *s)
 {
 	char *name = graph_slice_name(k);
-	char *path = graph_path(g, name);
-	struct bin_map m;
-	const char *msg = bin_map_open(&m, path, "SLCE", GRAPH_VERSION, 0);
-	if (msg)
-		wa_die("%s", msg);
-	check_member(g, path, &m.h, GF_COUNT + k, m.h.count);
 	memset(s, 0, sizeof *s);
 	s->k = k;
-	s->lo = m.h.aux[0];
-	s->hi = m.h.aux[1];
-	s->links = m.h.aux[2];
-	s->records = m.h.count;
+	s->path = graph_path(g, name);
+	free(name);
+	struct bin_reader r;
+	const char *msg = bin_reader_open(&r, s->path, "SLCE", GRAPH_VERSION, 0);
+	if (msg)
+		wa_die("%s", msg);
+	check_member(g, s->path, &r.h, GF_COUNT + k, r.h.count);
+	s->lo = r.h.aux[0];
+	s->hi = r.h.aux[1];
+	s->links = r.h.aux[2];
+	s->records = r.h.count;
 	if (s->lo != g->bound[k] || s->hi != g->bound[k + 1])
-		wa_die("%s: covers ids %llu to %llu, the manifest says %llu to %llu", path,
+		wa_die("%s: covers ids %llu to %llu, the manifest says %llu to %llu", s->path,
 		    (unsigned long long)s->lo, (unsigned long long)s->hi,
 		    (unsigned long long)g->bound[k], (unsigned long long)g->bound[k + 1]);
-	const uint8_t *p = m.data;
-	if (m.h.payload_bytes < 8)
-		wa_die("%s: no block index", path);
-	memcpy(&s->blocks, p, 8);
-	if (s->blocks > (m.h.payload_bytes - 8) / 8)
-		wa_die("%s: a block index of %llu entries does not fit the payload", path,
+	if (r.h.payload_bytes < 8)
+		wa_die("%s: no block index", s->path);
+	size_t got;
+	msg = bin_read(&r, &s->blocks, 8, &got);
+	if (msg || got != 8)
+		wa_die("%s", msg ? msg : "cannot read the block index");
+	if (s->blocks > (r.h.payload_bytes - 8) / 8)
+		wa_die("%s: a block index of %llu entries does not fit the payload", s->path,
 		    (unsigned long long)s->blocks);
 	uint64_t index_bytes = 8 + s->blocks * 8;
-	s->data_bytes = m.h.payload_bytes - index_bytes;
+	s->data_bytes = r.h.payload_bytes - index_bytes;
+	s->data_pos = BIN_HEADER_BYTES + index_bytes;
 	s->block_off = wa_calloc(s->blocks + 1, sizeof *s->block_off);
-	memcpy(s->block_off, p + 8, s->blocks * 8);
+	for (uint64_t done = 0; done < s->blocks * 8; done += got) {
+		msg = bin_read(&r, (char *)s->block_off + done, s->blocks * 8 - done, &got);
+		if (msg || got == 0)
+			wa_die("%s", msg ? msg : "cannot read the block index");
+	}
 	s->block_off[s->blocks] = s->data_bytes;
-	/* The padding byte lets decoders read one byte past a record. */
-	s->data = wa_malloc(s->data_bytes + 16);
-	memcpy(s->data, p + index_bytes, s->data_bytes);
-	memset(s->data + s->data_bytes, 0, 16);
-	bin_map_close(&m);
-	slice_validate(path, s, g->nodes);
-	free(name);
-	free(path);
+	for (uint64_t b = 0; b < s->blocks; b++)
+		if (s->block_off[b] > s->block_off[b + 1] || (b == 0 && s->block_off[0] != 0))
+			wa_die("%s: block %llu starts at %llu, out of order", s->path,
+			    (unsigned long long)b, (unsigned long long)s->block_off[b]);
+	/* The payload CRC is checked by graph_check_matrix, which reads it all. */
+	s->fd = dup(r.fd);
+	if (s->fd < 0)
+		wa_die_errno("%s", s->path);
+	bin_reader_close(&r);
+}
+
+uint64_t
+slice_read_blocks(const struct slice *s, uint64_t b0, uint64_t b1, uint8_t *buf)
+{
+	uint64_t off = s->block_off[b0], n = s->block_off[b1] - off;
+	for (uint64_t done = 0; done < n;) {
+		ssize_t r = pread(s->fd, buf + done, n - done, (off_t)(s->data_pos + off + done));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			wa_die_errno("%s: read error", s->path);
+		if (r == 0)
+			wa_die("%s: the file has become shorter while being read", s->path);
+		done += (uint64_t)r;
+	}
+	memset(buf + n, 0, SLICE_PAD);
+	return n;
 }
 
 void
-slice_free(struct slice *s)
+slice_load(struct slice *s)
 {
+	s->data = wa_malloc(s->data_bytes + SLICE_PAD);
+	slice_read_blocks(s, 0, s->blocks, s->data);
+}
+
+void
+slice_close(struct slice *s)
+{
+	if (s->fd > 0)
+		close(s->fd);
+	free(s->path);
 	free(s->block_off);
 	free(s->data);
 	memset(s, 0, sizeof *s);
+}
+
+/* Blocks are read in runs of about this many bytes when checking. */
+#define CHECK_RUN (8u << 20)
+
+void
+graph_check_matrix(const struct graph *g, struct slice *slices, const uint32_t *outdeg,
+    const uint32_t *indeg, const bool *keep)
+{
+	struct matrix_check total = { 0 };
+	uint8_t *buf = NULL;
+	size_t cap = 0;
+	for (uint32_t k = 0; k < g->slices; k++) {
+		struct slice *s = &slices[k];
+		struct matrix_check mc = { 0 };
+		/* The CRC covers the block index too. */
+		uint32_t crc = (uint32_t)crc32(0L, Z_NULL, 0);
+		uint64_t nblocks = s->blocks;
+		crc = (uint32_t)crc32_z(crc, (const Bytef *)&nblocks, 8);
+		crc = (uint32_t)crc32_z(crc, (const Bytef *)s->block_off, s->blocks * 8);
+		if (keep && keep[k]) {
+			slice_load(s);
+			crc = (uint32_t)crc32_z(crc, s->data, s->data_bytes);
+			check_blocks(s, 0, s->blocks, s->data, g->nodes, &mc);
+		} else {
+			for (uint64_t b0 = 0, b1; b0 < s->blocks; b0 = b1) {
+				for (b1 = b0 + 1; b1 < s->blocks &&
+				    s->block_off[b1 + 1] - s->block_off[b0] <= CHECK_RUN; b1++)
+					;
+				uint64_t need = s->block_off[b1] - s->block_off[b0] + SLICE_PAD;
+				if (need > cap) {
+					free(buf);
+					buf = wa_malloc(cap = need);
+				}
+				uint64_t n = slice_read_blocks(s, b0, b1, buf);
+				crc = (uint32_t)crc32_z(crc, buf, n);
+				check_blocks(s, b0, b1, buf, g->nodes, &mc);
+			}
+		}
+		if (crc != g->file_crc[GF_COUNT + k])
+			wa_die("%s: payload checksum mismatch: the data is corrupt", s->path);
+		if (mc.records != s->records || mc.links != s->links)
+			wa_die("%s: %llu records and %llu links, the header says %llu and %llu",
+			    s->path, (unsigned long long)mc.records, (unsigned long long)mc.links,
+			    (unsigned long long)s->records, (unsigned long long)s->links);
+		total.links += mc.links;
+		total.out_sum += mc.out_sum;
+		total.in_sum += mc.in_sum;
+	}
+	free(buf);
+	if (total.links != g->links)
+		wa_die("%s: the slices hold %llu links, the manifest says %llu", g->dir,
+		    (unsigned long long)total.links, (unsigned long long)g->links);
+	uint64_t out_sum = 0, in_sum = 0;
+	for (uint64_t i = 0; i < g->nodes; i++) {
+		out_sum += outdeg[i] * graph_mix(i);
+		in_sum += indeg[i] * graph_mix(i);
+	}
+	if (out_sum != total.out_sum)
+		wa_die("%s/outdeg: the out-degrees disagree with the link matrix", g->dir);
+	if (in_sum != total.in_sum)
+		wa_die("%s/indeg: the in-degrees disagree with the link matrix", g->dir);
 }
 
 uint32_t

@@ -20,11 +20,17 @@
  *
  * A slice payload: u64 B, then B u64 offsets of its blocks relative to the
  * end of this index, then the blocks.  A block is a run of records in
- * ascending source order; a record is varint(src - prev - 1) (prev is -1
- * at the start of every block), varint(k - 1), then the k destinations in
- * ascending order: varint(dst0 - lo), varint(dst[m] - dst[m-1] - 1).
- * Varints are LEB128: 7 bits a byte, low bits first, high bit "more".
- * Blocks let threads split a slice without decoding it first. */
+ * ascending source order; a record holds one source and its k links into
+ * the slice, destinations ascending:
+ *   varint(src - prev - 1)      prev is -1 at the start of every block
+ *   varint((k - 1) << 2 | w - 1)
+ *   varint(dst[0] - lo)
+ *   k - 1 gaps dst[m] - dst[m-1] - 1, each in w bytes, little-endian
+ * w (1 to 4) is the width of the record's largest gap.  Varints are
+ * LEB128: 7 bits a byte, low bits first, high bit "more".  Fixed-width
+ * gaps decode without a branch per link, which varints would need; the
+ * width per record keeps a site's close links in one byte.  Blocks let
+ * threads split a slice without decoding it first. */
 #ifndef WA_GRAPH_H
 #define WA_GRAPH_H
 
@@ -77,20 +83,36 @@ char *graph_slice_name(uint32_t k);	/* "slice-0007" */
 /* Maps one of the per-node files, checking it against the manifest. */
 const void *graph_map(const struct graph *g, enum graph_file f, struct bin_map *m);
 
-/* Reads a slice: header checked against the manifest at open; the first
- * full read also checks the payload CRC (bin_read), later ones need not. */
+/* A slice: its header and block index, checked against the manifest at
+ * open.  The records are read either whole into memory (slice_load) or a
+ * run of blocks at a time (slice_read_blocks), for matrices larger than
+ * the memory budget. */
 struct slice {
 	uint32_t k;
+	char *path;
+	int fd;
 	uint64_t lo, hi, records, links;
 	uint64_t blocks;
-	uint64_t *block_off;	/* blocks + 1, the last is the records' size */
-	uint8_t *data;		/* records, when loaded in memory */
+	uint64_t *block_off;	/* blocks + 1 offsets; the last is data_bytes */
+	uint64_t data_pos;	/* file offset of the first block */
 	uint64_t data_bytes;
+	uint8_t *data;		/* all records, after slice_load */
 };
 
-/* Loads slice k whole into memory (verified). */
-void slice_load(const struct graph *g, uint32_t k, struct slice *s);
-void slice_free(struct slice *s);
+void slice_open(const struct graph *g, uint32_t k, struct slice *s);
+/* Reads blocks [b0, b1) into buf, which has room for their bytes plus
+ * SLICE_PAD; returns their size. */
+uint64_t slice_read_blocks(const struct slice *s, uint64_t b0, uint64_t b1, uint8_t *buf);
+#define SLICE_PAD 16
+void slice_load(struct slice *s);
+void slice_close(struct slice *s);
+
+/* Reads every slice once: payload CRCs, record structure (ids in range,
+ * ascending, counts as the headers say), and the degree checksums against
+ * outdeg and indeg.  Dies naming the first fault.  Slices listed in
+ * keep[] are left loaded in memory. */
+void graph_check_matrix(const struct graph *g, struct slice *slices,
+    const uint32_t *outdeg, const uint32_t *indeg, const bool *keep);
 
 /* The number of slices for a memory budget of wa-pagerank (-m). */
 uint32_t graph_slices_for_budget(uint64_t nodes, uint64_t budget);
@@ -119,6 +141,15 @@ varint_get(const uint8_t **p)
 	}
 	*p = q;
 	return v;
+}
+
+/* A gap of w bytes; the slice's padding makes the 4-byte load safe. */
+static inline uint32_t
+gap_get(const uint8_t *p, unsigned w)
+{
+	uint32_t v;
+	__builtin_memcpy(&v, p, 4);
+	return w == 4 ? v : v & ((1u << (8 * w)) - 1);
 }
 
 static inline uint8_t *

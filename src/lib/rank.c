@@ -1,0 +1,718 @@
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include <string.h>
+
+#include "atomic.h"
+#include "msg.h"
+#include "progress.h"
+#include "rank.h"
+#include "tsv.h"
+#include "opt.h"
+
+/* A thread reads a streamed slice in runs of blocks of about this size. */
+#define STREAM_RUN (4u << 20)
+
+struct engine;
+
+struct worker {
+	struct engine *e;
+	unsigned t;
+	double *acc;			/* this thread's sums for the importance slice */
+	uint8_t *buf;			/* a run of streamed blocks */
+	size_t buf_cap;
+	const struct slice *s;
+	uint64_t b0, b1;		/* its blocks of the slice */
+};
+
+struct engine {
+	const struct graph *g;
+	const struct rank_params *p;
+	struct rank_vectors *v;
+	uint64_t n;
+	struct bin_map outdeg_map, indeg_map;
+	const uint32_t *outdeg, *indeg;
+	struct slice *slices;
+	bool streamed;			/* slices read from disk each pass */
+	uint64_t max_slice_nodes;
+
+	bool imp, use;
+	/* importance */
+	double *pr, *x, *next, *prev;	/* x = pr / outdeg, 0 when dangling */
+	double dangling;		/* sum of pr over pages without out-links */
+	/* usefulness */
+	double *u, *r;			/* r: residual (Gauss-Seidel) or sums (Jacobi) */
+	double *y;			/* what the current slice pushes, per node */
+	double pushed_e;		/* Gauss-Seidel: mass owed to E' so far */
+	double *absorbed;		/* per slice: pushed_e when it last took its share */
+
+	unsigned nt;
+	struct worker *w;
+};
+
+static double
+e_at(const double *e, uint64_t n, uint64_t i)
+{
+	return e ? e[i] : 1.0 / (double)n;
+}
+
+/* The records of blocks [b0, b1) in buf: importance sums into acc from x,
+ * usefulness sums into r[src] from the slice's y.  One function with the
+ * flags constant at each call, so the compiler makes one loop per mode. */
+static inline void
+decode_blocks(const struct slice *s, uint64_t b0, uint64_t b1, const uint8_t *buf,
+    bool imp, bool use, const double *x, double *acc, const double *y, double *r)
+{
+	const uint8_t *base = buf - s->block_off[b0];
+	for (uint64_t b = b0; b < b1; b++) {
+		const uint8_t *p = base + s->block_off[b], *end = base + s->block_off[b + 1];
+		uint64_t src = 0;
+		while (p < end) {
+			src += varint_get(&p);
+			uint64_t head = varint_get(&p);
+			uint64_t k = head >> 2, d = varint_get(&p);
+			unsigned w = (unsigned)(head & 3) + 1;
+			double xv = imp ? x[src] : 0, sum = 0;
+			if (imp)
+				acc[d] += xv;
+			if (use)
+				sum += y[d];
+			/* One loop per width, so that the gaps load without a branch. */
+#define GAPS(W) for (; k; k--, p += W) { \
+				d += gap_get(p, W) + 1; \
+				if (imp) acc[d] += xv; \
+				if (use) sum += y[d]; \
+			}
+			switch (w) {
+			case 1: GAPS(1); break;
+			case 2: GAPS(2); break;
+			case 3: GAPS(3); break;
+			default: GAPS(4); break;
+			}
+#undef GAPS
+			if (use)
+				r[src] += sum;
+			src++;
+		}
+	}
+}
+
+static void
+run_blocks(struct worker *w, uint64_t b0, uint64_t b1, const uint8_t *buf)
+{
+	struct engine *e = w->e;
+	const struct slice *s = w->s;
+	if (e->imp && e->use)
+		decode_blocks(s, b0, b1, buf, true, true, e->x, w->acc, e->y, e->r);
+	else if (e->imp)
+		decode_blocks(s, b0, b1, buf, true, false, e->x, w->acc, NULL, NULL);
+	else
+		decode_blocks(s, b0, b1, buf, false, true, NULL, NULL, e->y, e->r);
+}
+
+static void *
+work(void *arg)
+{
+	struct worker *w = arg;
+	const struct slice *s = w->s;
+	if (w->e->imp)
+		memset(w->acc, 0, (s->hi - s->lo) * sizeof *w->acc);
+	if (!w->e->streamed) {
+		run_blocks(w, w->b0, w->b1, s->data + s->block_off[w->b0]);
+		return NULL;
+	}
+	for (uint64_t b0 = w->b0, b1; b0 < w->b1; b0 = b1) {
+		for (b1 = b0 + 1; b1 < w->b1 &&
+		    s->block_off[b1 + 1] - s->block_off[b0] <= STREAM_RUN; b1++)
+			;
+		size_t need = s->block_off[b1] - s->block_off[b0] + SLICE_PAD;
+		if (need > w->buf_cap) {
+			free(w->buf);
+			w->buf = wa_malloc(w->buf_cap = need);
+		}
+		slice_read_blocks(s, b0, b1, w->buf);
+		run_blocks(w, b0, b1, w->buf);
+	}
+	return NULL;
+}
+
+/* Splits the blocks of s among the threads by bytes, runs them, and adds
+ * the importance sums of the others to thread 0's in thread order. */
+static void
+scan_slice(struct engine *e, const struct slice *s)
+{
+	pthread_t tid[64];
+	for (unsigned t = 0; t < e->nt; t++) {
+		struct worker *w = &e->w[t];
+		uint64_t want = s->data_bytes * t / e->nt;
+		uint64_t b = 0, hi = s->blocks;
+		while (b < hi) {	/* first block starting at or after want */
+			uint64_t mid = (b + hi) / 2;
+			if (s->block_off[mid] < want)
+				b = mid + 1;
+			else
+				hi = mid;
+		}
+		w->s = s;
+		w->b0 = t ? b : 0;
+		if (t)
+			e->w[t - 1].b1 = w->b0;
+	}
+	e->w[e->nt - 1].b1 = s->blocks;
+	for (unsigned t = 1; t < e->nt; t++)
+		if (pthread_create(&tid[t], NULL, work, &e->w[t]) != 0)
+			wa_die("cannot start a thread");
+	work(&e->w[0]);
+	for (unsigned t = 1; t < e->nt; t++)
+		pthread_join(tid[t], NULL);
+	if (e->imp)
+		for (unsigned t = 1; t < e->nt; t++) {
+			double *a = e->w[0].acc, *b = e->w[t].acc;
+			for (uint64_t j = 0; j < s->hi - s->lo; j++)
+				a[j] += b[j];
+		}
+}
+
+struct change {
+	double l1, l2;
+};
+
+static void
+change_add(struct change *c, double d)
+{
+	c->l1 += fabs(d);
+	c->l2 += d * d;
+}
+
+static double
+change_value(const struct change *c, enum rank_norm norm)
+{
+	return norm == RANK_L1 ? c->l1 : sqrt(c->l2);
+}
+
+static void
+set_contributions(struct engine *e, uint64_t lo, uint64_t hi)
+{
+	for (uint64_t j = lo; j < hi; j++)
+		e->x[j] = e->outdeg[j] ? e->pr[j] / e->outdeg[j] : 0;
+}
+
+static double
+dangling_sum(const struct engine *e, const double *v)
+{
+	double d = 0;
+	for (uint64_t j = 0; j < e->n; j++)
+		if (!e->outdeg[j])
+			d += v[j];
+	return d;
+}
+
+/* The new importance of slice s from its sums, into pr (Gauss-Seidel) or
+ * next (Jacobi). */
+static void
+finish_importance(struct engine *e, const struct slice *s, struct change *ch)
+{
+	const double c = e->p->damping, *acc = e->w[0].acc;
+	double *out = e->p->jacobi ? e->next : e->pr;
+	double dangling_delta = 0;
+	for (uint64_t j = s->lo; j < s->hi; j++) {
+		double ej = e_at(e->v->e, e->n, j);
+		double spread = e->p->renormalize ? 0 : c * e->dangling * ej;
+		double v = c * acc[j - s->lo] + spread + (1 - c) * ej;
+		if (!e->p->renormalize)
+			change_add(ch, v - e->pr[j]);
+		if (!e->outdeg[j])
+			dangling_delta += v - e->pr[j];
+		out[j] = v;
+	}
+	if (!e->p->jacobi) {
+		set_contributions(e, s->lo, s->hi);
+		e->dangling += dangling_delta;
+	}
+}
+
+/* Before slice s is scanned: what its nodes push backwards. */
+static void
+prepare_usefulness(struct engine *e, const struct slice *s, struct change *ch)
+{
+	const double c = e->p->damping, *eu = e->v->e_use;
+	double *y = e->y;	/* indexed from s->lo */
+	if (e->p->transpose) {
+		for (uint64_t m = s->lo; m < s->hi; m++)
+			y[m - s->lo] = e->u[m];
+	} else if (e->p->jacobi) {
+		for (uint64_t m = s->lo; m < s->hi; m++)
+			y[m - s->lo] = e->indeg[m] ? e->u[m] / e->indeg[m] : 0;
+	} else {
+		double owed = e->pushed_e - e->absorbed[s->k], to_e = 0;
+		e->absorbed[s->k] = e->pushed_e;
+		for (uint64_t m = s->lo; m < s->hi; m++) {
+			double delta = e->r[m] + owed * eu[m];
+			e->r[m] = 0;
+			e->u[m] += delta;
+			change_add(ch, delta);
+			if (e->indeg[m])
+				y[m - s->lo] = c * delta / e->indeg[m];
+			else {
+				y[m - s->lo] = 0;
+				to_e += c * delta;
+			}
+		}
+		e->pushed_e += to_e;
+	}
+}
+
+/* After a Jacobi sweep: the new usefulness from the sums in r. */
+static void
+finish_usefulness_jacobi(struct engine *e, struct change *ch)
+{
+	const double c = e->p->damping, *eu = e->v->e_use;
+	double *v = e->r;
+	if (e->p->transpose) {
+		double old_sum = 0, new_sum = 0;
+		for (uint64_t i = 0; i < e->n; i++) {
+			v[i] = (e->outdeg[i] ? c * v[i] / e->outdeg[i] : 0) + (1 - c) * eu[i];
+			old_sum += e->u[i];
+			new_sum += v[i];
+		}
+		double scale = new_sum > 0 ? old_sum / new_sum : 1;
+		for (uint64_t i = 0; i < e->n; i++)
+			v[i] *= scale;
+	} else {
+		double dangling = 0;
+		for (uint64_t i = 0; i < e->n; i++)
+			if (!e->indeg[i])
+				dangling += e->u[i];
+		for (uint64_t i = 0; i < e->n; i++)
+			v[i] = c * (v[i] + dangling * eu[i]) + (1 - c) * eu[i];
+	}
+	for (uint64_t i = 0; i < e->n; i++) {
+		change_add(ch, v[i] - e->u[i]);
+		e->u[i] = v[i];
+		v[i] = 0;
+	}
+}
+
+/* Renormalisation of eq. 2.6-2.7: the sweep's result times r, and its
+ * change measured against the iterate before the sweep. */
+static void
+finish_renormalized(struct engine *e, struct change *ch)
+{
+	double *v = e->p->jacobi ? e->next : e->pr;
+	double old_sum = 0, new_sum = 0;
+	for (uint64_t j = 0; j < e->n; j++) {
+		old_sum += e->prev[j];
+		new_sum += v[j];
+	}
+	double scale = new_sum > 0 ? old_sum / new_sum : 1;
+	for (uint64_t j = 0; j < e->n; j++) {
+		v[j] *= scale;
+		change_add(ch, v[j] - e->prev[j]);
+	}
+}
+
+static uint64_t
+vectors_bytes(const struct engine *e)
+{
+	uint64_t per_node = 8;		/* the two degree vectors */
+	if (e->imp)
+		per_node += 16 + (e->v->e ? 8 : 0) + (e->p->jacobi ? 8 : 0) +
+		    (e->p->renormalize ? 8 : 0);
+	if (e->use)
+		per_node += 24;
+	return e->n * per_node + e->max_slice_nodes * 8 * (e->nt + 1);
+}
+
+static void
+engine_open(struct engine *e, const struct graph *g, const struct rank_params *p,
+    struct rank_vectors *v)
+{
+	memset(e, 0, sizeof *e);
+	e->g = g;
+	e->p = p;
+	e->v = v;
+	e->n = g->nodes;
+	e->imp = v->importance != NULL;
+	e->use = v->usefulness != NULL;
+	e->nt = p->threads ? p->threads : 1;
+	if (e->nt > 64)
+		e->nt = 64;
+	e->outdeg = graph_map(g, GF_OUTDEG, &e->outdeg_map);
+	e->indeg = graph_map(g, GF_INDEG, &e->indeg_map);
+	for (uint32_t k = 0; k < g->slices; k++)
+		if (g->bound[k + 1] - g->bound[k] > e->max_slice_nodes)
+			e->max_slice_nodes = g->bound[k + 1] - g->bound[k];
+
+	e->slices = wa_calloc(g->slices, sizeof *e->slices);
+	uint64_t matrix = 0;
+	for (uint32_t k = 0; k < g->slices; k++) {
+		slice_open(g, k, &e->slices[k]);
+		matrix += e->slices[k].data_bytes;
+	}
+	uint64_t vec = vectors_bytes(e);
+	if (vec > p->memory)
+		wa_die("%s: the vectors of %llu pages need %llu MiB, more than -m allows (%llu MiB)",
+		    g->dir, (unsigned long long)e->n, (unsigned long long)(vec >> 20),
+		    (unsigned long long)(p->memory >> 20));
+	e->streamed = vec + matrix > p->memory;
+	bool *keep = wa_calloc(g->slices, sizeof *keep);
+	for (uint32_t k = 0; k < g->slices; k++)
+		keep[k] = !e->streamed;
+	graph_check_matrix(g, e->slices, e->outdeg, e->indeg, keep);
+	free(keep);
+	if (wa_verbose)
+		wa_warn("%llu pages, %llu links in %u slices; matrix %s (%llu MiB), vectors %llu MiB",
+		    (unsigned long long)e->n, (unsigned long long)g->links, g->slices,
+		    e->streamed ? "read from disk each pass" : "in memory",
+		    (unsigned long long)(matrix >> 20), (unsigned long long)(vec >> 20));
+
+	e->w = wa_calloc(e->nt, sizeof *e->w);
+	for (unsigned t = 0; t < e->nt; t++) {
+		e->w[t].e = e;
+		e->w[t].t = t;
+		if (e->imp)
+			e->w[t].acc = wa_calloc(e->max_slice_nodes, sizeof(double));
+	}
+	if (e->imp) {
+		e->pr = v->importance;
+		e->x = wa_calloc(e->n, sizeof *e->x);
+		if (p->jacobi)
+			e->next = wa_calloc(e->n, sizeof *e->next);
+		if (p->renormalize)
+			e->prev = wa_calloc(e->n, sizeof *e->prev);
+	}
+	if (e->use) {
+		e->u = v->usefulness;
+		e->r = wa_calloc(e->n, sizeof *e->r);
+		e->y = wa_calloc(e->max_slice_nodes, sizeof *e->y);
+		e->absorbed = wa_calloc(g->slices, sizeof *e->absorbed);
+	}
+}
+
+static void
+engine_close(struct engine *e)
+{
+	for (unsigned t = 0; t < e->nt; t++) {
+		free(e->w[t].acc);
+		free(e->w[t].buf);
+	}
+	free(e->w);
+	for (uint32_t k = 0; k < e->g->slices; k++)
+		slice_close(&e->slices[k]);
+	free(e->slices);
+	free(e->x);
+	free(e->next);
+	free(e->prev);
+	free(e->r);
+	free(e->y);
+	free(e->absorbed);
+	bin_map_close(&e->outdeg_map);
+	bin_map_close(&e->indeg_map);
+}
+
+void
+rank_compute(const struct graph *g, const struct rank_params *p, struct rank_vectors *v,
+    struct rank_result *res)
+{
+	struct engine e;
+	engine_open(&e, g, p, v);
+	memset(res, 0, sizeof *res);
+	if (e.imp) {
+		set_contributions(&e, 0, e.n);
+		e.dangling = dangling_sum(&e, e.pr);
+	}
+	if (e.use) {
+		/* Jacobi starts from E' as the paper says; the residual form
+		 * starts from nothing with the whole of (1-c) E' owed. */
+		if (p->jacobi || p->transpose)
+			memcpy(e.u, v->e_use, e.n * sizeof *e.u);
+		else {
+			memset(e.u, 0, e.n * sizeof *e.u);
+			e.pushed_e = 1 - p->damping;
+		}
+	}
+
+	struct progress pg;
+	progress_start(&pg, "iterations", p->max_iterations);
+	for (unsigned it = 1; it <= p->max_iterations; it++) {
+		double t0 = monotonic_seconds();
+		struct change ci = { 0 }, cu = { 0 };
+		if (e.imp && p->renormalize)
+			memcpy(e.prev, e.pr, e.n * sizeof *e.prev);
+		for (uint32_t k = 0; k < g->slices; k++) {
+			const struct slice *s = &e.slices[k];
+			if (e.use)
+				prepare_usefulness(&e, s, &cu);
+			scan_slice(&e, s);
+			if (e.imp)
+				finish_importance(&e, s, &ci);
+		}
+		if (e.imp) {
+			if (p->renormalize)
+				finish_renormalized(&e, &ci);
+			if (p->jacobi) {
+				double *t = e.pr;
+				e.pr = e.next;
+				e.next = t;
+			}
+			set_contributions(&e, 0, e.n);
+			e.dangling = dangling_sum(&e, e.pr);
+		}
+		if (e.use && (p->jacobi || p->transpose))
+			finish_usefulness_jacobi(&e, &cu);
+
+		res->iterations = it;
+		res->change[0] = change_value(&ci, p->norm);
+		res->change[1] = change_value(&cu, p->norm);
+		if (wa_verbose) {
+			char line[256];
+			int n = snprintf(line, sizeof line, "iteration %u:", it);
+			if (e.imp)
+				n += snprintf(line + n, sizeof line - n, " importance L1 %.3e L2 %.3e;",
+				    ci.l1, sqrt(ci.l2));
+			if (e.use)
+				n += snprintf(line + n, sizeof line - n, " usefulness L1 %.3e L2 %.3e;",
+				    cu.l1, sqrt(cu.l2));
+			snprintf(line + n, sizeof line - n, " %.3f s", monotonic_seconds() - t0);
+			wa_warn("%s", line);
+		}
+		progress_note(&pg, "change %.3g", fmax(res->change[0], res->change[1]));
+		progress_set(&pg, it);
+		if ((!e.imp || res->change[0] < p->epsilon) &&
+		    (!e.use || res->change[1] < p->epsilon)) {
+			res->converged = true;
+			break;
+		}
+	}
+	progress_end(&pg);
+	if (e.imp && e.pr != v->importance) {	/* Jacobi ended on the other buffer */
+		memcpy(v->importance, e.pr, e.n * sizeof *e.pr);
+		e.next = e.pr;
+	}
+	engine_close(&e);
+}
+
+void
+rank_jacobi_part(const struct graph *g, const struct rank_params *p, const double *pr,
+    const double *e_vec, uint32_t first, uint32_t end, double *out)
+{
+	struct rank_params jp = *p;
+	jp.jacobi = true;
+	double *start = wa_malloc(g->nodes * sizeof *start);
+	memcpy(start, pr, g->nodes * sizeof *start);
+	struct rank_vectors v = { .importance = start, .e = e_vec };
+	struct engine e;
+	engine_open(&e, g, &jp, &v);
+	set_contributions(&e, 0, e.n);
+	e.dangling = dangling_sum(&e, e.pr);
+	struct change ch = { 0 };
+	for (uint32_t k = first; k < end; k++) {
+		scan_slice(&e, &e.slices[k]);
+		finish_importance(&e, &e.slices[k], &ch);
+	}
+	uint64_t lo = g->bound[first], hi = g->bound[end];
+	memcpy(out, e.next + lo, (hi - lo) * sizeof *out);
+	engine_close(&e);
+	free(start);
+}
+
+bool
+rank_normalize(double *v, uint64_t n)
+{
+	double sum = 0;
+	for (uint64_t i = 0; i < n; i++)
+		sum += v[i];
+	if (!(sum > 0))
+		return false;
+	for (uint64_t i = 0; i < n; i++)
+		v[i] /= sum;
+	return true;
+}
+
+/* The graph's URLs in byte order, with their ids: the join key of every
+ * url<TAB>score stream. */
+struct url_table {
+	struct bin_map urls, ids;
+	const char *p, *end;
+	const uint32_t *id;
+	uint64_t row;
+};
+
+static void
+url_table_open(const struct graph *g, struct url_table *t)
+{
+	graph_map(g, GF_URLS, &t->urls);
+	t->id = graph_map(g, GF_URLID, &t->ids);
+	t->p = t->urls.data;
+	t->end = t->p + t->urls.h.payload_bytes;
+	t->row = 0;
+}
+
+/* The next URL (length in *len, not NUL-terminated) or NULL at the end. */
+static const char *
+url_table_next(const struct graph *g, struct url_table *t, size_t *len, uint32_t *id)
+{
+	if (t->p >= t->end)
+		return NULL;
+	const char *u = t->p, *nl = memchr(u, '\n', (size_t)(t->end - u));
+	if (!nl || t->row >= g->nodes)
+		wa_die("%s/urls: the URL table is malformed at row %llu", g->dir,
+		    (unsigned long long)t->row);
+	*len = (size_t)(nl - u);
+	*id = t->id[t->row++];
+	if (*id >= g->nodes)
+		wa_die("%s/urlid: id %u out of range", g->dir, *id);
+	t->p = nl + 1;
+	return u;
+}
+
+static void
+url_table_close(struct url_table *t)
+{
+	bin_map_close(&t->urls);
+	bin_map_close(&t->ids);
+}
+
+static int
+cmp_url(const char *a, size_t alen, const char *b)
+{
+	size_t blen = strlen(b);
+	int c = memcmp(a, b, alen < blen ? alen : blen);
+	return c ? c : (alen > blen) - (alen < blen);
+}
+
+uint64_t
+rank_read_scores(const struct graph *g, const char *path, double *out, uint64_t *unknown)
+{
+	struct tsv *in = tsv_open(path, 2, 0, 0);
+	tsv_check_url(in, 0);
+	tsv_check_sorted(in, 0, true);
+	struct url_table t;
+	url_table_open(g, &t);
+	size_t len = 0;
+	uint32_t id = 0;
+	const char *u = url_table_next(g, &t, &len, &id);
+	uint64_t matched = 0;
+	*unknown = 0;
+	memset(out, 0, g->nodes * sizeof *out);
+	while (tsv_next(in)) {
+		double score;
+		if (!parse_double(in->col[1], &score) || score < 0) {
+			tsv_reject(in, "bad score '%.40s' (a number, at least 0)", in->col[1]);
+			continue;
+		}
+		int c;
+		while (u && (c = cmp_url(u, len, in->col[0])) < 0)
+			u = url_table_next(g, &t, &len, &id);
+		if (u && c == 0) {
+			out[id] = score;
+			matched++;
+		} else
+			(*unknown)++;
+	}
+	url_table_close(&t);
+	tsv_close(in);
+	return matched;
+}
+
+void
+rank_write_scores(const struct graph *g, const double *score, const char *path)
+{
+	struct atomic_file *af = path ? atomic_open(path) : NULL;
+	FILE *f = af ? af->fp : stdout;
+	struct url_table t;
+	url_table_open(g, &t);
+	size_t len;
+	uint32_t id;
+	const char *u;
+	while ((u = url_table_next(g, &t, &len, &id))) {
+		fwrite(u, 1, len, f);
+		fprintf(f, "\t%.17g\n", score[id]);
+	}
+	url_table_close(&t);
+	if (af)
+		atomic_commit(af);
+	else if (fflush(stdout) != 0 || ferror(stdout))
+		wa_die_errno("standard output");
+}
+
+void
+rank_write_vector(const char *path, const double *v, uint64_t n)
+{
+	struct bin_writer *w = bin_create(path, "VEC8", 1);
+	bin_write(w, v, n * sizeof *v);
+	bin_commit(w, n, NULL);
+}
+
+void
+rank_defaults(struct rank_params *p)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	*p = (struct rank_params){
+		.damping = 0.85,
+		.epsilon = 1e-9,
+		.norm = RANK_L2,
+		.max_iterations = 100,
+		.threads = cpus > 0 ? (unsigned)(cpus < 64 ? cpus : 64) : 1,
+		.memory = (uint64_t)1 << 30,
+	};
+}
+
+bool
+rank_option(int opt, const char *arg, struct rank_params *p)
+{
+	switch (opt) {
+	case 'c':
+		p->damping = opt_double("-c", arg, 0, 1);
+		if (p->damping <= 0 || p->damping >= 1)
+			wa_usage_error("-c: the damping must lie strictly between 0 and 1");
+		return true;
+	case 'e':
+		p->epsilon = opt_double("-e", arg, 0, 1);
+		return true;
+	case 'j':
+		p->threads = (unsigned)opt_count("-j", arg, 1, 64);
+		return true;
+	case 'm':
+		p->memory = opt_size("-m", arg);
+		return true;
+	case RANK_OPT_NORM:
+		if (strcmp(arg, "l1") == 0)
+			p->norm = RANK_L1;
+		else if (strcmp(arg, "l2") == 0)
+			p->norm = RANK_L2;
+		else
+			wa_usage_error("--norm: '%s' is neither l1 nor l2", arg);
+		return true;
+	case RANK_OPT_JACOBI:
+		p->jacobi = true;
+		return true;
+	case RANK_OPT_ITERATIONS:
+		p->max_iterations = (unsigned)opt_count("--iterations", arg, 1, 1000000);
+		return true;
+	}
+	return false;
+}
+
+double *
+rank_xml_personalisation(const struct graph *g, const double *importance)
+{
+	struct bin_map m;
+	const uint8_t *type = graph_map(g, GF_TYPES, &m);
+	double *e = wa_calloc(g->nodes, sizeof *e);
+	uint64_t xml = 0;
+	for (uint64_t i = 0; i < g->nodes; i++)
+		if (type[i] == PAGE_XML) {
+			e[i] = importance ? importance[i] : 1;
+			xml++;
+		}
+	bin_map_close(&m);
+	if (!xml)
+		wa_die("%s: no XML pages in the graph, so no usefulness towards them "
+		    "(wa-linkmat -p gives page types)", g->dir);
+	if (!rank_normalize(e, g->nodes))
+		wa_die("%s: the XML pages all have importance 0", g->dir);
+	return e;
+}

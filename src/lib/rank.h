@@ -1,0 +1,94 @@
+/* Importance and usefulness on the sliced link matrix (seed 000, ch. 2).
+ *
+ * Importance (PageRank, eq. 2.5): PR = c M PR + (1-c) E.  The matrix is
+ * read one destination slice at a time; only that slice of the new vector
+ * is accumulated, and the source vector is read in id order (matrix
+ * slicing, sec. 2.3.2).  Gauss-Seidel (sec. 2.3.3), the default: a slice,
+ * once computed, replaces the old one in the single vector and the later
+ * slices use it.  Pages without out-links spread their rank along E, the
+ * solution networkx and igraph compute; with renormalize each iterate is
+ * instead rescaled by r of eq. 2.6-2.7, a different fix-point.
+ *
+ * Usefulness (sec. 2.2): PageRank of the inverted graph, each backward
+ * step divided by the original in-degree, personalised by E' (XML pages).
+ * The same slices are read; now the slice is a slice of the source
+ * vector.  Gauss-Seidel here takes the residual form: a slice pushes its
+ * pending residual backwards along its links, and the pushes reach the
+ * slices after it in the same sweep.  The transpose variant is the literal
+ * M^t of the paper (an average over successors) with the normalisation r,
+ * iterated as Jacobi.  Both rankings can share the scans (sec. 2.3.4).
+ *
+ * Threads split each slice by its blocks; the per-thread sums are added in
+ * thread order, so a given thread count always gives the same bits. */
+#ifndef WA_RANK_H
+#define WA_RANK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "graph.h"
+
+enum rank_norm { RANK_L2, RANK_L1 };
+
+struct rank_params {
+	double damping;			/* c */
+	double epsilon;			/* stop when the change is below */
+	enum rank_norm norm;
+	unsigned max_iterations;
+	bool jacobi;			/* plain power iteration */
+	bool renormalize;		/* importance by eq. 2.6-2.7 */
+	bool transpose;			/* usefulness by the literal M^t */
+	unsigned threads;
+	uint64_t memory;		/* -m: bytes the run may use */
+};
+
+struct rank_vectors {
+	double *importance;		/* N: start vector in, result out; NULL: none */
+	const double *e;		/* N personalisation, NULL for uniform */
+	double *usefulness;		/* N: result out; NULL: none */
+	const double *e_use;		/* N: E', required with usefulness */
+};
+
+struct rank_result {
+	unsigned iterations;
+	double change[2];		/* last change of importance, usefulness */
+	bool converged;
+};
+
+/* Long options shared by wa-pagerank and wa-invrank. */
+enum {
+	RANK_OPT_NORM = 0x300, RANK_OPT_JACOBI, RANK_OPT_ITERATIONS,
+};
+#define RANK_LONGOPTS \
+	{ "norm", required_argument, NULL, RANK_OPT_NORM }, \
+	{ "jacobi", no_argument, NULL, RANK_OPT_JACOBI }, \
+	{ "iterations", required_argument, NULL, RANK_OPT_ITERATIONS }
+#define RANK_SHORTOPTS "c:e:j:m:"
+void rank_defaults(struct rank_params *p);
+/* Takes -c -e -j -m --norm --jacobi --iterations; false for other options. */
+bool rank_option(int opt, const char *arg, struct rank_params *p);
+/* E' of usefulness: uniform over the XML pages, or their importance. */
+double *rank_xml_personalisation(const struct graph *g, const double *importance);
+
+void rank_compute(const struct graph *g, const struct rank_params *p,
+    struct rank_vectors *v, struct rank_result *res);
+
+/* One Jacobi step of importance restricted to slices [first, end): from
+ * the whole vector pr, the new values of ids [bound[first], bound[end])
+ * into out (seed 000 sec. 2.5). */
+void rank_jacobi_part(const struct graph *g, const struct rank_params *p,
+    const double *pr, const double *e, uint32_t first, uint32_t end, double *out);
+
+/* Reads url<TAB>score rows sorted by URL into out[id] (zero elsewhere);
+ * returns how many matched.  Rows for URLs outside the graph are counted
+ * in *unknown. */
+uint64_t rank_read_scores(const struct graph *g, const char *path, double *out,
+    uint64_t *unknown);
+/* Writes url<TAB>score for every node, sorted by URL, to path or stdout. */
+void rank_write_scores(const struct graph *g, const double *score, const char *path);
+/* Writes the vector in id order as a VEC8 file. */
+void rank_write_vector(const char *path, const double *v, uint64_t n);
+/* Scales v to sum 1; false if its sum is 0. */
+bool rank_normalize(double *v, uint64_t n);
+
+#endif
