@@ -58,17 +58,18 @@ main(int argc, char **argv)
 
 	struct graph g;
 	graph_open(&g, argv[optind]);
+	rank_plan(&g, &p, false, true, false);
 	double *weight = NULL;
 	if (importance) {
 		uint64_t unknown;
-		weight = wa_malloc(g.nodes * sizeof *weight);
-		rank_read_scores(&g, importance, weight, &unknown);
+		weight = rank_vector_new(&p, g.nodes);
+		rank_read_scores(&g, &p, importance, weight, &unknown);
 		if (unknown)
 			wa_note("%s: %llu URLs are not in the graph", importance,
 			    (unsigned long long)unknown);
 	}
-	double *e_use = rank_xml_personalisation(&g, weight);
-	double *use = wa_malloc(g.nodes * sizeof *use);
+	double *e_use = rank_xml_personalisation(&g, &p, weight);
+	double *use = rank_vector_new(&p, g.nodes);
 	struct rank_vectors v = { .usefulness = use, .e_use = e_use };
 	struct rank_result res;
 	double t0 = monotonic_seconds();
@@ -79,13 +80,13 @@ main(int argc, char **argv)
 	else
 		wa_note("%u iterations, last change %.3g (%s), %.2f s", res.iterations,
 		    res.change[1], p.norm == RANK_L1 ? "L1" : "L2", monotonic_seconds() - t0);
-	rank_normalize(use, g.nodes);
+	rank_normalize(&p, use, g.nodes);
 	if (vector)
-		rank_write_vector(vector, use, g.nodes);
-	rank_write_scores(&g, use, out);
-	free(use);
-	free(e_use);
-	free(weight);
+		rank_write_vector(&p, vector, use, g.nodes);
+	rank_write_scores(&g, &p, use, out);
+	rank_vector_free(&p, use, g.nodes);
+	rank_vector_free(&p, e_use, g.nodes);
+	rank_vector_free(&p, weight, g.nodes);
 	graph_close(&g);
 	return 0;
 }

@@ -34,7 +34,8 @@ static const char usage[] =
 enum { OPT_INIT = WA_OPT_FIRST_TOOL, OPT_RENORMALIZE, OPT_SLICE };
 
 static void
-read_start_vector(const struct graph *g, const char *path, double *pr, const double *e)
+read_start_vector(const struct graph *g, const struct rank_params *p, const char *path,
+    double *pr, const double *e)
 {
 	FILE *f = fopen(path, "rb");
 	unsigned char magic[4] = { 0 };
@@ -42,19 +43,25 @@ read_start_vector(const struct graph *g, const char *path, double *pr, const dou
 		wa_die_errno("%s", path);
 	size_t got = fread(magic, 1, sizeof magic, f);
 	fclose(f);
+	uint64_t n = g->nodes;
 	if (got == 4 && memcmp(magic, "\x89WAB", 4) == 0) {
 		struct bin_map m;
 		const char *msg = bin_map_open(&m, path, "VEC8", 1, 8);
 		if (msg)
 			wa_die("%s", msg);
-		if (m.h.count != g->nodes)
+		if (m.h.count != n)
 			wa_die("%s: a vector of %llu values, the graph has %llu pages", path,
-			    (unsigned long long)m.h.count, (unsigned long long)g->nodes);
-		memcpy(pr, m.data, g->nodes * sizeof *pr);
+			    (unsigned long long)m.h.count, (unsigned long long)n);
+		for (uint64_t lo = 0; lo < n; lo += RANK_CHUNK) {
+			uint64_t hi = n - lo < RANK_CHUNK ? n : lo + RANK_CHUNK;
+			memcpy(pr + lo, (const double *)m.data + lo, (hi - lo) * sizeof *pr);
+			bin_release((const double *)m.data + lo, (hi - lo) * sizeof *pr);
+			rank_release(p, pr, lo, hi, sizeof *pr);
+		}
 		bin_map_close(&m);
 	} else {
 		uint64_t unknown;
-		uint64_t matched = rank_read_scores(g, path, pr, &unknown);
+		uint64_t matched = rank_read_scores(g, p, path, pr, &unknown);
 		if (unknown)
 			wa_note("%s: %llu URLs are not in the graph", path,
 			    (unsigned long long)unknown);
@@ -63,27 +70,34 @@ read_start_vector(const struct graph *g, const char *path, double *pr, const dou
 	}
 	/* Pages new since then get what mass is missing, spread along E. */
 	double sum = 0;
-	for (uint64_t i = 0; i < g->nodes; i++) {
+	for (uint64_t i = 0; i < n; i++) {
 		if (!(pr[i] >= 0))
 			wa_die("%s: value %llu is negative or not a number", path,
 			    (unsigned long long)i);
 		sum += pr[i];
+		if (i % RANK_CHUNK == RANK_CHUNK - 1)
+			rank_release(p, pr, i + 1 - RANK_CHUNK, i + 1, sizeof *pr);
 	}
 	if (sum < 1)
-		for (uint64_t i = 0; i < g->nodes; i++)
-			pr[i] += (1 - sum) * (e ? e[i] : 1.0 / g->nodes);
-	rank_normalize(pr, g->nodes);
+		for (uint64_t i = 0; i < n; i++) {
+			pr[i] += (1 - sum) * (e ? e[i] : 1.0 / n);
+			if (i % RANK_CHUNK == RANK_CHUNK - 1) {
+				rank_release(p, pr, i + 1 - RANK_CHUNK, i + 1, sizeof *pr);
+				rank_release(p, e, i + 1 - RANK_CHUNK, i + 1, sizeof *e);
+			}
+		}
+	rank_normalize(p, pr, n);
 }
 
 static double *
-read_personalisation(const struct graph *g, const char *path)
+read_personalisation(const struct graph *g, const struct rank_params *p, const char *path)
 {
-	double *e = wa_malloc(g->nodes * sizeof *e);
+	double *e = rank_vector_new(p, g->nodes);
 	uint64_t unknown;
-	rank_read_scores(g, path, e, &unknown);
+	rank_read_scores(g, p, path, e, &unknown);
 	if (unknown)
 		wa_note("%s: %llu URLs are not in the graph", path, (unsigned long long)unknown);
-	if (!rank_normalize(e, g->nodes))
+	if (!rank_normalize(p, e, g->nodes))
 		wa_die("%s: no positive weight on a page of the graph", path);
 	return e;
 }
@@ -156,19 +170,23 @@ main(int argc, char **argv)
 
 	struct graph g;
 	graph_open(&g, argv[optind]);
-	double *e = personalisation ? read_personalisation(&g, personalisation) : NULL;
-	double *pr = wa_malloc(g.nodes * sizeof *pr);
+	rank_plan(&g, &p, true, usefulness != NULL, personalisation != NULL);
+	double *e = personalisation ? read_personalisation(&g, &p, personalisation) : NULL;
+	double *pr = rank_vector_new(&p, g.nodes);
 	if (init)
-		read_start_vector(&g, init, pr, e);
+		read_start_vector(&g, &p, init, pr, e);
 	else
-		for (uint64_t i = 0; i < g.nodes; i++)
+		for (uint64_t i = 0; i < g.nodes; i++) {
 			pr[i] = e ? e[i] : 1.0 / g.nodes;
+			if (i % RANK_CHUNK == RANK_CHUNK - 1)
+				rank_release(&p, pr, i + 1 - RANK_CHUNK, i + 1, sizeof *pr);
+		}
 
 	if (slice_parts) {
 		write_part(&g, &p, pr, e, slice_k, slice_parts, vector);
 	} else {
-		double *use = usefulness ? wa_malloc(g.nodes * sizeof *use) : NULL;
-		double *e_use = usefulness ? rank_xml_personalisation(&g, NULL) : NULL;
+		double *use = usefulness ? rank_vector_new(&p, g.nodes) : NULL;
+		double *e_use = usefulness ? rank_xml_personalisation(&g, &p, NULL) : NULL;
 		struct rank_vectors v = { .importance = pr, .e = e, .usefulness = use,
 		    .e_use = e_use };
 		struct rank_result res;
@@ -181,19 +199,19 @@ main(int argc, char **argv)
 			wa_note("%u iterations, last change %.3g (%s), %.2f s", res.iterations,
 			    fmax(res.change[0], res.change[1]), p.norm == RANK_L1 ? "L1" : "L2",
 			    monotonic_seconds() - t0);
-		rank_normalize(pr, g.nodes);
+		rank_normalize(&p, pr, g.nodes);
 		if (vector)
-			rank_write_vector(vector, pr, g.nodes);
+			rank_write_vector(&p, vector, pr, g.nodes);
 		if (use) {
-			rank_normalize(use, g.nodes);
-			rank_write_scores(&g, use, usefulness);
+			rank_normalize(&p, use, g.nodes);
+			rank_write_scores(&g, &p, use, usefulness);
 		}
-		rank_write_scores(&g, pr, out);
-		free(use);
-		free(e_use);
+		rank_write_scores(&g, &p, pr, out);
+		rank_vector_free(&p, use, g.nodes);
+		rank_vector_free(&p, e_use, g.nodes);
 	}
-	free(pr);
-	free(e);
+	rank_vector_free(&p, pr, g.nodes);
+	rank_vector_free(&p, e, g.nodes);
 	graph_close(&g);
 	return 0;
 }

@@ -13,6 +13,8 @@
 
 #include "atomic.h"
 #include "binfile.h"
+
+#define CRC_STEP (4u << 20)
 #include "msg.h"
 
 /* PNG's trick: the high bit catches 7-bit channels, CR LF and LF catch
@@ -263,7 +265,16 @@ map_fd(struct bin_map *m, int fd, const char *path, const char *kind, uint32_t v
 	if (base == MAP_FAILED)
 		return say(m->msg, path, "cannot map: %s", strerror(errno));
 	const unsigned char *data = (const unsigned char *)base + BIN_HEADER_BYTES;
-	if ((uint32_t)crc32_z(0, data, m->h.payload_bytes) != m->h.payload_crc) {
+	/* In steps, each dropped from this process's memory once read, so that
+	 * checking a file larger than the memory budget does not count against
+	 * it; the pages stay in the page cache for the caller. */
+	uint32_t crc = (uint32_t)crc32_z(0, NULL, 0);
+	for (uint64_t off = 0; off < m->h.payload_bytes; off += CRC_STEP) {
+		uint64_t n = m->h.payload_bytes - off < CRC_STEP ? m->h.payload_bytes - off : CRC_STEP;
+		crc = (uint32_t)crc32_z(crc, data + off, n);
+		bin_release(data + off, n);
+	}
+	if (crc != m->h.payload_crc) {
 		munmap(base, (size_t)st.st_size);
 		return payload_crc_mismatch(m->msg, path);
 	}
@@ -271,6 +282,18 @@ map_fd(struct bin_map *m, int fd, const char *path, const char *kind, uint32_t v
 	m->len = (size_t)st.st_size;
 	m->data = data;
 	return NULL;
+}
+
+void
+bin_release(const void *addr, size_t len)
+{
+	static uintptr_t page;
+	if (!page)
+		page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t lo = ((uintptr_t)addr + page - 1) & ~(page - 1);
+	uintptr_t hi = ((uintptr_t)addr + len) & ~(page - 1);
+	if (hi > lo)
+		madvise((void *)lo, hi - lo, MADV_DONTNEED);
 }
 
 const char *

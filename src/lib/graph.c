@@ -267,12 +267,9 @@ slice_close(struct slice *s)
 	memset(s, 0, sizeof *s);
 }
 
-/* Blocks are read in runs of about this many bytes when checking. */
-#define CHECK_RUN (8u << 20)
-
 void
 graph_check_matrix(const struct graph *g, struct slice *slices, const uint32_t *outdeg,
-    const uint32_t *indeg, const bool *keep)
+    const uint32_t *indeg, const bool *keep, uint64_t run_bytes)
 {
 	struct matrix_check total = { 0 };
 	uint8_t *buf = NULL;
@@ -292,7 +289,7 @@ graph_check_matrix(const struct graph *g, struct slice *slices, const uint32_t *
 		} else {
 			for (uint64_t b0 = 0, b1; b0 < s->blocks; b0 = b1) {
 				for (b1 = b0 + 1; b1 < s->blocks &&
-				    s->block_off[b1 + 1] - s->block_off[b0] <= CHECK_RUN; b1++)
+				    s->block_off[b1 + 1] - s->block_off[b0] <= run_bytes; b1++)
 					;
 				uint64_t need = s->block_off[b1] - s->block_off[b0] + SLICE_PAD;
 				if (need > cap) {
@@ -322,6 +319,10 @@ graph_check_matrix(const struct graph *g, struct slice *slices, const uint32_t *
 	for (uint64_t i = 0; i < g->nodes; i++) {
 		out_sum += outdeg[i] * graph_mix(i);
 		in_sum += indeg[i] * graph_mix(i);
+		if ((i + 1) % (1u << 20) == 0) {	/* as in bin_map_open */
+			bin_release(outdeg + i + 1 - (1u << 20), 4u << 20);
+			bin_release(indeg + i + 1 - (1u << 20), 4u << 20);
+		}
 	}
 	if (out_sum != total.out_sum)
 		wa_die("%s/outdeg: the out-degrees disagree with the link matrix", g->dir);

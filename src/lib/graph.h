@@ -110,9 +110,10 @@ void slice_close(struct slice *s);
 /* Reads every slice once: payload CRCs, record structure (ids in range,
  * ascending, counts as the headers say), and the degree checksums against
  * outdeg and indeg.  Dies naming the first fault.  Slices listed in
- * keep[] are left loaded in memory. */
+ * keep[] are left loaded in memory; the others are read in runs of blocks
+ * of about run_bytes. */
 void graph_check_matrix(const struct graph *g, struct slice *slices,
-    const uint32_t *outdeg, const uint32_t *indeg, const bool *keep);
+    const uint32_t *outdeg, const uint32_t *indeg, const bool *keep, uint64_t run_bytes);
 
 /* The number of slices for a memory budget of wa-pagerank (-m). */
 uint32_t graph_slices_for_budget(uint64_t nodes, uint64_t budget);

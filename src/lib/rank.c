@@ -1,7 +1,9 @@
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <fcntl.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <unistd.h>
 #include <string.h>
 
@@ -12,8 +14,10 @@
 #include "tsv.h"
 #include "opt.h"
 
-/* A thread reads a streamed slice in runs of blocks of about this size. */
-#define STREAM_RUN (4u << 20)
+/* A thread reads a streamed slice in runs of blocks of at most this size,
+ * less when -m is small. */
+#define RUN_MAX (4u << 20)
+#define RUN_MIN (64u << 10)
 
 struct engine;
 
@@ -25,6 +29,7 @@ struct worker {
 	size_t buf_cap;
 	const struct slice *s;
 	uint64_t b0, b1;		/* its blocks of the slice */
+	uint64_t released;		/* x and r given back below this id */
 };
 
 struct engine {
@@ -61,14 +66,15 @@ e_at(const double *e, uint64_t n, uint64_t i)
 /* The records of blocks [b0, b1) in buf: importance sums into acc from x,
  * usefulness sums into r[src] from the slice's y.  One function with the
  * flags constant at each call, so the compiler makes one loop per mode. */
-static inline void
+static inline uint64_t
 decode_blocks(const struct slice *s, uint64_t b0, uint64_t b1, const uint8_t *buf,
     bool imp, bool use, const double *x, double *acc, const double *y, double *r)
 {
 	const uint8_t *base = buf - s->block_off[b0];
+	uint64_t src = 0;
 	for (uint64_t b = b0; b < b1; b++) {
 		const uint8_t *p = base + s->block_off[b], *end = base + s->block_off[b + 1];
-		uint64_t src = 0;
+		src = 0;
 		while (p < end) {
 			src += varint_get(&p);
 			uint64_t head = varint_get(&p);
@@ -97,19 +103,33 @@ decode_blocks(const struct slice *s, uint64_t b0, uint64_t b1, const uint8_t *bu
 			src++;
 		}
 	}
+	return src;
 }
 
+/* Decodes blocks [b0, b1).  With the vectors on disk it goes a block at a
+ * time and gives back the pages of x and r below the last source seen:
+ * the thread's sources only go up. */
 static void
 run_blocks(struct worker *w, uint64_t b0, uint64_t b1, const uint8_t *buf)
 {
 	struct engine *e = w->e;
 	const struct slice *s = w->s;
-	if (e->imp && e->use)
-		decode_blocks(s, b0, b1, buf, true, true, e->x, w->acc, e->y, e->r);
-	else if (e->imp)
-		decode_blocks(s, b0, b1, buf, true, false, e->x, w->acc, NULL, NULL);
-	else
-		decode_blocks(s, b0, b1, buf, false, true, NULL, NULL, e->y, e->r);
+	uint64_t step = e->p->on_disk ? 1 : b1 - b0;
+	for (uint64_t b = b0; b < b1; b += step) {
+		const uint8_t *at = buf + (s->block_off[b] - s->block_off[b0]);
+		uint64_t end;
+		if (e->imp && e->use)
+			end = decode_blocks(s, b, b + step, at, true, true, e->x, w->acc, e->y, e->r);
+		else if (e->imp)
+			end = decode_blocks(s, b, b + step, at, true, false, e->x, w->acc, NULL, NULL);
+		else
+			end = decode_blocks(s, b, b + step, at, false, true, NULL, NULL, e->y, e->r);
+		if (e->p->on_disk && end > w->released + 1) {
+			rank_release(e->p, e->x, w->released, end - 1, sizeof(double));
+			rank_release(e->p, e->r, w->released, end - 1, sizeof(double));
+			w->released = end - 1;
+		}
+	}
 }
 
 static void *
@@ -125,7 +145,7 @@ work(void *arg)
 	}
 	for (uint64_t b0 = w->b0, b1; b0 < w->b1; b0 = b1) {
 		for (b1 = b0 + 1; b1 < w->b1 &&
-		    s->block_off[b1 + 1] - s->block_off[b0] <= STREAM_RUN; b1++)
+		    s->block_off[b1 + 1] - s->block_off[b0] <= w->e->p->run_bytes; b1++)
 			;
 		size_t need = s->block_off[b1] - s->block_off[b0] + SLICE_PAD;
 		if (need > w->buf_cap) {
@@ -156,6 +176,7 @@ scan_slice(struct engine *e, const struct slice *s)
 				hi = mid;
 		}
 		w->s = s;
+		w->released = 0;
 		w->b0 = t ? b : 0;
 		if (t)
 			e->w[t - 1].b1 = w->b0;
@@ -192,6 +213,27 @@ change_value(const struct change *c, enum rank_norm norm)
 	return norm == RANK_L1 ? c->l1 : sqrt(c->l2);
 }
 
+
+static uint64_t
+chunk_end(const struct engine *e, uint64_t lo)
+{
+	return e->n - lo < RANK_CHUNK ? e->n : lo + RANK_CHUNK;
+}
+
+/* Gives back ids [lo, hi) of every vector of the run. */
+static void
+release_all(const struct engine *e, uint64_t lo, uint64_t hi)
+{
+	if (!e->p->on_disk)
+		return;
+	const double *d[] = { e->pr, e->x, e->next, e->prev, e->u, e->r, e->v->e, e->v->e_use };
+	for (size_t i = 0; i < sizeof d / sizeof d[0]; i++)
+		if (d[i])
+			rank_release(e->p, d[i], lo, hi, sizeof(double));
+	rank_release(e->p, e->outdeg, lo, hi, sizeof(uint32_t));
+	rank_release(e->p, e->indeg, lo, hi, sizeof(uint32_t));
+}
+
 static void
 set_contributions(struct engine *e, uint64_t lo, uint64_t hi)
 {
@@ -199,14 +241,20 @@ set_contributions(struct engine *e, uint64_t lo, uint64_t hi)
 		e->x[j] = e->outdeg[j] ? e->pr[j] / e->outdeg[j] : 0;
 }
 
-static double
-dangling_sum(const struct engine *e, const double *v)
+/* x from pr and the dangling sum, over all pages. */
+static void
+refresh_importance(struct engine *e)
 {
 	double d = 0;
-	for (uint64_t j = 0; j < e->n; j++)
-		if (!e->outdeg[j])
-			d += v[j];
-	return d;
+	for (uint64_t lo = 0, hi; lo < e->n; lo = hi) {
+		hi = chunk_end(e, lo);
+		set_contributions(e, lo, hi);
+		for (uint64_t j = lo; j < hi; j++)
+			if (!e->outdeg[j])
+				d += e->pr[j];
+		release_all(e, lo, hi);
+	}
+	e->dangling = d;
 }
 
 /* The new importance of slice s from its sums, into pr (Gauss-Seidel) or
@@ -231,6 +279,7 @@ finish_importance(struct engine *e, const struct slice *s, struct change *ch)
 		set_contributions(e, s->lo, s->hi);
 		e->dangling += dangling_delta;
 	}
+	release_all(e, s->lo, s->hi);
 }
 
 /* Before slice s is scanned: what its nodes push backwards. */
@@ -262,6 +311,7 @@ prepare_usefulness(struct engine *e, const struct slice *s, struct change *ch)
 		}
 		e->pushed_e += to_e;
 	}
+	release_all(e, s->lo, s->hi);
 }
 
 /* After a Jacobi sweep: the new usefulness from the sums in r. */
@@ -269,29 +319,38 @@ static void
 finish_usefulness_jacobi(struct engine *e, struct change *ch)
 {
 	const double c = e->p->damping, *eu = e->v->e_use;
-	double *v = e->r;
+	double *v = e->r, scale = 1, dangling = 0;
 	if (e->p->transpose) {
 		double old_sum = 0, new_sum = 0;
-		for (uint64_t i = 0; i < e->n; i++) {
-			v[i] = (e->outdeg[i] ? c * v[i] / e->outdeg[i] : 0) + (1 - c) * eu[i];
-			old_sum += e->u[i];
-			new_sum += v[i];
+		for (uint64_t lo = 0, hi; lo < e->n; lo = hi) {
+			hi = chunk_end(e, lo);
+			for (uint64_t i = lo; i < hi; i++) {
+				v[i] = (e->outdeg[i] ? c * v[i] / e->outdeg[i] : 0) + (1 - c) * eu[i];
+				old_sum += e->u[i];
+				new_sum += v[i];
+			}
+			release_all(e, lo, hi);
 		}
-		double scale = new_sum > 0 ? old_sum / new_sum : 1;
-		for (uint64_t i = 0; i < e->n; i++)
-			v[i] *= scale;
+		scale = new_sum > 0 ? old_sum / new_sum : 1;
 	} else {
-		double dangling = 0;
-		for (uint64_t i = 0; i < e->n; i++)
-			if (!e->indeg[i])
-				dangling += e->u[i];
-		for (uint64_t i = 0; i < e->n; i++)
-			v[i] = c * (v[i] + dangling * eu[i]) + (1 - c) * eu[i];
+		for (uint64_t lo = 0, hi; lo < e->n; lo = hi) {
+			hi = chunk_end(e, lo);
+			for (uint64_t i = lo; i < hi; i++)
+				if (!e->indeg[i])
+					dangling += e->u[i];
+			release_all(e, lo, hi);
+		}
 	}
-	for (uint64_t i = 0; i < e->n; i++) {
-		change_add(ch, v[i] - e->u[i]);
-		e->u[i] = v[i];
-		v[i] = 0;
+	for (uint64_t lo = 0, hi; lo < e->n; lo = hi) {
+		hi = chunk_end(e, lo);
+		for (uint64_t i = lo; i < hi; i++) {
+			double nv = e->p->transpose ? v[i] * scale :
+			    c * (v[i] + dangling * eu[i]) + (1 - c) * eu[i];
+			change_add(ch, nv - e->u[i]);
+			e->u[i] = nv;
+			v[i] = 0;
+		}
+		release_all(e, lo, hi);
 	}
 }
 
@@ -302,27 +361,121 @@ finish_renormalized(struct engine *e, struct change *ch)
 {
 	double *v = e->p->jacobi ? e->next : e->pr;
 	double old_sum = 0, new_sum = 0;
-	for (uint64_t j = 0; j < e->n; j++) {
-		old_sum += e->prev[j];
-		new_sum += v[j];
+	for (uint64_t lo = 0, hi; lo < e->n; lo = hi) {
+		hi = chunk_end(e, lo);
+		for (uint64_t j = lo; j < hi; j++) {
+			old_sum += e->prev[j];
+			new_sum += v[j];
+		}
+		release_all(e, lo, hi);
 	}
 	double scale = new_sum > 0 ? old_sum / new_sum : 1;
-	for (uint64_t j = 0; j < e->n; j++) {
-		v[j] *= scale;
-		change_add(ch, v[j] - e->prev[j]);
+	for (uint64_t lo = 0, hi; lo < e->n; lo = hi) {
+		hi = chunk_end(e, lo);
+		for (uint64_t j = lo; j < hi; j++) {
+			v[j] *= scale;
+			change_add(ch, v[j] - e->prev[j]);
+		}
+		release_all(e, lo, hi);
 	}
 }
 
-static uint64_t
-vectors_bytes(const struct engine *e)
+/* Copies src into dst over all pages. */
+static void
+copy_vector(struct engine *e, double *dst, const double *src)
 {
-	uint64_t per_node = 8;		/* the two degree vectors */
-	if (e->imp)
-		per_node += 16 + (e->v->e ? 8 : 0) + (e->p->jacobi ? 8 : 0) +
-		    (e->p->renormalize ? 8 : 0);
-	if (e->use)
-		per_node += 24;
-	return e->n * per_node + e->max_slice_nodes * 8 * (e->nt + 1);
+	for (uint64_t lo = 0, hi; lo < e->n; lo = hi) {
+		hi = chunk_end(e, lo);
+		memcpy(dst + lo, src + lo, (hi - lo) * sizeof *dst);
+		release_all(e, lo, hi);
+	}
+}
+
+/* Bytes per page of the vectors a run holds, and of its slice buffers. */
+static uint64_t
+page_bytes(const struct rank_params *p, bool imp, bool use, bool personalised)
+{
+	uint64_t b = 8;			/* out- and in-degree */
+	if (imp)
+		b += 16 + (personalised ? 8 : 0) + (p->jacobi ? 8 : 0) + (p->renormalize ? 8 : 0);
+	if (use)
+		b += 24;
+	return b;
+}
+
+/* The slice sums of every thread and the usefulness window. */
+static uint64_t
+slice_buffer_bytes(const struct graph *g, const struct rank_params *p)
+{
+	uint64_t most = 0;
+	for (uint32_t k = 0; k < g->slices; k++)
+		if (g->bound[k + 1] - g->bound[k] > most)
+			most = g->bound[k + 1] - g->bound[k];
+	return most * 8 * (p->threads + 1);
+}
+
+void
+rank_plan(const struct graph *g, struct rank_params *p, bool importance, bool usefulness,
+    bool personalised)
+{
+	uint64_t buffers = slice_buffer_bytes(g, p);
+	uint64_t runs = (uint64_t)(p->threads + 1) * RUN_MIN;
+	if (buffers + runs > p->memory)
+		wa_die("%s: slices of up to %llu pages need %llu MiB of buffers with %u threads, "
+		    "more than -m %llu MiB (fewer threads, or a graph of more slices: "
+		    "wa-linkmat -s)", g->dir, (unsigned long long)(buffers / 8 / (p->threads + 1)),
+		    (unsigned long long)((buffers + runs) >> 20), p->threads,
+		    (unsigned long long)(p->memory >> 20));
+	/* A quarter of what is left goes to the runs of matrix in flight. */
+	p->run_bytes = (p->memory - buffers) / 4 / (p->threads + 1);
+	if (p->run_bytes > RUN_MAX)
+		p->run_bytes = RUN_MAX;
+	if (p->run_bytes < RUN_MIN)
+		p->run_bytes = RUN_MIN;
+	uint64_t vectors = g->nodes * page_bytes(p, importance, usefulness, personalised);
+	p->on_disk = vectors + buffers + (p->threads + 1) * p->run_bytes > p->memory;
+}
+
+double *
+rank_vector_new(const struct rank_params *p, uint64_t n)
+{
+	if (!p->on_disk)
+		return wa_calloc(n, sizeof(double));
+	const char *dir = getenv("TMPDIR");
+	if (!dir || !*dir)
+		dir = "/tmp";
+	/* Unnamed: nothing is left behind, however the run ends. */
+	int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	if (fd < 0)
+		wa_die_errno("%s: cannot create a temporary file for the vectors", dir);
+	if (ftruncate(fd, (off_t)(n * sizeof(double))) != 0)
+		wa_die_errno("%s: cannot size a temporary file of %llu MiB", dir,
+		    (unsigned long long)(n * sizeof(double) >> 20));
+	void *v = mmap(NULL, n ? n * sizeof(double) : 1, PROT_READ | PROT_WRITE, MAP_SHARED,
+	    fd, 0);
+	if (v == MAP_FAILED)
+		wa_die_errno("%s: cannot map a temporary file", dir);
+	close(fd);
+	return v;
+}
+
+void
+rank_vector_free(const struct rank_params *p, double *v, uint64_t n)
+{
+	if (!v)
+		return;
+	if (p->on_disk)
+		munmap(v, n ? n * sizeof(double) : 1);
+	else
+		free(v);
+}
+
+void
+rank_release(const struct rank_params *p, const void *v, uint64_t lo, uint64_t hi,
+    size_t size)
+{
+	if (p->on_disk && v && hi > lo)
+		bin_release((const char *)v + lo * size, (hi - lo) * size);
 }
 
 static void
@@ -351,22 +504,21 @@ engine_open(struct engine *e, const struct graph *g, const struct rank_params *p
 		slice_open(g, k, &e->slices[k]);
 		matrix += e->slices[k].data_bytes;
 	}
-	uint64_t vec = vectors_bytes(e);
-	if (vec > p->memory)
-		wa_die("%s: the vectors of %llu pages need %llu MiB, more than -m allows (%llu MiB)",
-		    g->dir, (unsigned long long)e->n, (unsigned long long)(vec >> 20),
-		    (unsigned long long)(p->memory >> 20));
-	e->streamed = vec + matrix > p->memory;
+	uint64_t vec = e->n * page_bytes(p, e->imp, e->use, v->e != NULL) +
+	    slice_buffer_bytes(g, p) + (p->threads + 1) * p->run_bytes;
+	e->streamed = p->on_disk || vec + matrix > p->memory;
 	bool *keep = wa_calloc(g->slices, sizeof *keep);
 	for (uint32_t k = 0; k < g->slices; k++)
 		keep[k] = !e->streamed;
-	graph_check_matrix(g, e->slices, e->outdeg, e->indeg, keep);
+	graph_check_matrix(g, e->slices, e->outdeg, e->indeg, keep, p->run_bytes);
 	free(keep);
 	if (wa_verbose)
 		wa_warn("%llu pages, %llu links in %u slices; matrix %s (%llu MiB), vectors %llu MiB",
 		    (unsigned long long)e->n, (unsigned long long)g->links, g->slices,
 		    e->streamed ? "read from disk each pass" : "in memory",
 		    (unsigned long long)(matrix >> 20), (unsigned long long)(vec >> 20));
+	if (wa_verbose && p->on_disk)
+		wa_warn("the vectors do not fit -m: kept in temporary files, paged");
 
 	e->w = wa_calloc(e->nt, sizeof *e->w);
 	for (unsigned t = 0; t < e->nt; t++) {
@@ -377,15 +529,15 @@ engine_open(struct engine *e, const struct graph *g, const struct rank_params *p
 	}
 	if (e->imp) {
 		e->pr = v->importance;
-		e->x = wa_calloc(e->n, sizeof *e->x);
+		e->x = rank_vector_new(p, e->n);
 		if (p->jacobi)
-			e->next = wa_calloc(e->n, sizeof *e->next);
+			e->next = rank_vector_new(p, e->n);
 		if (p->renormalize)
-			e->prev = wa_calloc(e->n, sizeof *e->prev);
+			e->prev = rank_vector_new(p, e->n);
 	}
 	if (e->use) {
 		e->u = v->usefulness;
-		e->r = wa_calloc(e->n, sizeof *e->r);
+		e->r = rank_vector_new(p, e->n);
 		e->y = wa_calloc(e->max_slice_nodes, sizeof *e->y);
 		e->absorbed = wa_calloc(g->slices, sizeof *e->absorbed);
 	}
@@ -402,10 +554,10 @@ engine_close(struct engine *e)
 	for (uint32_t k = 0; k < e->g->slices; k++)
 		slice_close(&e->slices[k]);
 	free(e->slices);
-	free(e->x);
-	free(e->next);
-	free(e->prev);
-	free(e->r);
+	rank_vector_free(e->p, e->x, e->n);
+	rank_vector_free(e->p, e->next, e->n);
+	rank_vector_free(e->p, e->prev, e->n);
+	rank_vector_free(e->p, e->r, e->n);
 	free(e->y);
 	free(e->absorbed);
 	bin_map_close(&e->outdeg_map);
@@ -419,19 +571,15 @@ rank_compute(const struct graph *g, const struct rank_params *p, struct rank_vec
 	struct engine e;
 	engine_open(&e, g, p, v);
 	memset(res, 0, sizeof *res);
-	if (e.imp) {
-		set_contributions(&e, 0, e.n);
-		e.dangling = dangling_sum(&e, e.pr);
-	}
+	if (e.imp)
+		refresh_importance(&e);
 	if (e.use) {
 		/* Jacobi starts from E' as the paper says; the residual form
 		 * starts from nothing with the whole of (1-c) E' owed. */
 		if (p->jacobi || p->transpose)
-			memcpy(e.u, v->e_use, e.n * sizeof *e.u);
-		else {
-			memset(e.u, 0, e.n * sizeof *e.u);
-			e.pushed_e = 1 - p->damping;
-		}
+			copy_vector(&e, e.u, v->e_use);
+		else
+			e.pushed_e = 1 - p->damping;	/* u is zero, as made */
 	}
 
 	struct progress pg;
@@ -440,7 +588,7 @@ rank_compute(const struct graph *g, const struct rank_params *p, struct rank_vec
 		double t0 = monotonic_seconds();
 		struct change ci = { 0 }, cu = { 0 };
 		if (e.imp && p->renormalize)
-			memcpy(e.prev, e.pr, e.n * sizeof *e.prev);
+			copy_vector(&e, e.prev, e.pr);
 		for (uint32_t k = 0; k < g->slices; k++) {
 			const struct slice *s = &e.slices[k];
 			if (e.use)
@@ -457,8 +605,7 @@ rank_compute(const struct graph *g, const struct rank_params *p, struct rank_vec
 				e.pr = e.next;
 				e.next = t;
 			}
-			set_contributions(&e, 0, e.n);
-			e.dangling = dangling_sum(&e, e.pr);
+			refresh_importance(&e);
 		}
 		if (e.use && (p->jacobi || p->transpose))
 			finish_usefulness_jacobi(&e, &cu);
@@ -488,8 +635,9 @@ rank_compute(const struct graph *g, const struct rank_params *p, struct rank_vec
 	}
 	progress_end(&pg);
 	if (e.imp && e.pr != v->importance) {	/* Jacobi ended on the other buffer */
-		memcpy(v->importance, e.pr, e.n * sizeof *e.pr);
+		copy_vector(&e, v->importance, e.pr);
 		e.next = e.pr;
+		e.pr = v->importance;
 	}
 	engine_close(&e);
 }
@@ -500,13 +648,10 @@ rank_jacobi_part(const struct graph *g, const struct rank_params *p, const doubl
 {
 	struct rank_params jp = *p;
 	jp.jacobi = true;
-	double *start = wa_malloc(g->nodes * sizeof *start);
-	memcpy(start, pr, g->nodes * sizeof *start);
-	struct rank_vectors v = { .importance = start, .e = e_vec };
+	struct rank_vectors v = { .importance = (double *)pr, .e = e_vec };
 	struct engine e;
 	engine_open(&e, g, &jp, &v);
-	set_contributions(&e, 0, e.n);
-	e.dangling = dangling_sum(&e, e.pr);
+	refresh_importance(&e);
 	struct change ch = { 0 };
 	for (uint32_t k = first; k < end; k++) {
 		scan_slice(&e, &e.slices[k]);
@@ -515,21 +660,31 @@ rank_jacobi_part(const struct graph *g, const struct rank_params *p, const doubl
 	uint64_t lo = g->bound[first], hi = g->bound[end];
 	memcpy(out, e.next + lo, (hi - lo) * sizeof *out);
 	engine_close(&e);
-	free(start);
 }
 
 bool
-rank_normalize(double *v, uint64_t n)
+rank_normalize(const struct rank_params *p, double *v, uint64_t n)
 {
 	double sum = 0;
-	for (uint64_t i = 0; i < n; i++)
-		sum += v[i];
+	for (uint64_t lo = 0; lo < n; lo += RANK_CHUNK) {
+		uint64_t hi = n - lo < RANK_CHUNK ? n : lo + RANK_CHUNK;
+		for (uint64_t i = lo; i < hi; i++)
+			sum += v[i];
+		rank_release(p, v, lo, hi, sizeof *v);
+	}
 	if (!(sum > 0))
 		return false;
-	for (uint64_t i = 0; i < n; i++)
-		v[i] /= sum;
+	for (uint64_t lo = 0; lo < n; lo += RANK_CHUNK) {
+		uint64_t hi = n - lo < RANK_CHUNK ? n : lo + RANK_CHUNK;
+		for (uint64_t i = lo; i < hi; i++)
+			v[i] /= sum;
+		rank_release(p, v, lo, hi, sizeof *v);
+	}
 	return true;
 }
+
+/* Rows of URL order between two give-backs of vectors touched in id order. */
+#define RELEASE_ROWS 65536
 
 /* The graph's URLs in byte order, with their ids: the join key of every
  * url<TAB>score stream. */
@@ -584,7 +739,8 @@ cmp_url(const char *a, size_t alen, const char *b)
 }
 
 uint64_t
-rank_read_scores(const struct graph *g, const char *path, double *out, uint64_t *unknown)
+rank_read_scores(const struct graph *g, const struct rank_params *p, const char *path,
+    double *out, uint64_t *unknown)
 {
 	struct tsv *in = tsv_open(path, 2, 0, 0);
 	tsv_check_url(in, 0);
@@ -596,8 +752,11 @@ rank_read_scores(const struct graph *g, const char *path, double *out, uint64_t 
 	const char *u = url_table_next(g, &t, &len, &id);
 	uint64_t matched = 0;
 	*unknown = 0;
-	memset(out, 0, g->nodes * sizeof *out);
 	while (tsv_next(in)) {
+		/* Ids come in URL order, not id order: give back every page now
+		 * and then when the vector is on disk. */
+		if (p->on_disk && in->rows % RELEASE_ROWS == 0)
+			rank_release(p, out, 0, g->nodes, sizeof *out);
 		double score;
 		if (!parse_double(in->col[1], &score) || score < 0) {
 			tsv_reject(in, "bad score '%.40s' (a number, at least 0)", in->col[1]);
@@ -618,7 +777,8 @@ rank_read_scores(const struct graph *g, const char *path, double *out, uint64_t 
 }
 
 void
-rank_write_scores(const struct graph *g, const double *score, const char *path)
+rank_write_scores(const struct graph *g, const struct rank_params *p, const double *score,
+    const char *path)
 {
 	struct atomic_file *af = path ? atomic_open(path) : NULL;
 	FILE *f = af ? af->fp : stdout;
@@ -630,6 +790,11 @@ rank_write_scores(const struct graph *g, const double *score, const char *path)
 	while ((u = url_table_next(g, &t, &len, &id))) {
 		fwrite(u, 1, len, f);
 		fprintf(f, "\t%.17g\n", score[id]);
+		if (p->on_disk && t.row % RELEASE_ROWS == 0) {
+			rank_release(p, score, 0, g->nodes, sizeof *score);
+			bin_release(t.urls.data, (size_t)(t.p - (const char *)t.urls.data));
+			bin_release(t.id, t.row * sizeof *t.id);
+		}
 	}
 	url_table_close(&t);
 	if (af)
@@ -639,10 +804,14 @@ rank_write_scores(const struct graph *g, const double *score, const char *path)
 }
 
 void
-rank_write_vector(const char *path, const double *v, uint64_t n)
+rank_write_vector(const struct rank_params *p, const char *path, const double *v, uint64_t n)
 {
 	struct bin_writer *w = bin_create(path, "VEC8", 1);
-	bin_write(w, v, n * sizeof *v);
+	for (uint64_t lo = 0; lo < n; lo += RANK_CHUNK) {
+		uint64_t hi = n - lo < RANK_CHUNK ? n : lo + RANK_CHUNK;
+		bin_write(w, v + lo, (hi - lo) * sizeof *v);
+		rank_release(p, v, lo, hi, sizeof *v);
+	}
 	bin_commit(w, n, NULL);
 }
 
@@ -697,11 +866,12 @@ rank_option(int opt, const char *arg, struct rank_params *p)
 }
 
 double *
-rank_xml_personalisation(const struct graph *g, const double *importance)
+rank_xml_personalisation(const struct graph *g, const struct rank_params *p,
+    const double *importance)
 {
 	struct bin_map m;
 	const uint8_t *type = graph_map(g, GF_TYPES, &m);
-	double *e = wa_calloc(g->nodes, sizeof *e);
+	double *e = rank_vector_new(p, g->nodes);
 	uint64_t xml = 0;
 	for (uint64_t i = 0; i < g->nodes; i++)
 		if (type[i] == PAGE_XML) {
@@ -712,7 +882,7 @@ rank_xml_personalisation(const struct graph *g, const double *importance)
 	if (!xml)
 		wa_die("%s: no XML pages in the graph, so no usefulness towards them "
 		    "(wa-linkmat -p gives page types)", g->dir);
-	if (!rank_normalize(e, g->nodes))
+	if (!rank_normalize(p, e, g->nodes))
 		wa_die("%s: the XML pages all have importance 0", g->dir);
 	return e;
 }

@@ -40,6 +40,8 @@ struct rank_params {
 	bool transpose;			/* usefulness by the literal M^t */
 	unsigned threads;
 	uint64_t memory;		/* -m: bytes the run may use */
+	bool on_disk;			/* set by rank_plan: vectors in files */
+	uint64_t run_bytes;		/* set by rank_plan: matrix read per step */
 };
 
 struct rank_vectors {
@@ -55,6 +57,20 @@ struct rank_result {
 	bool converged;
 };
 
+/* Decides where the vectors live: in memory when they fit -m with the
+ * slice buffers, otherwise in unnamed temporary files (in TMPDIR) mapped
+ * into memory, whose pages every pass gives back behind it, so that the
+ * process stays within -m and the page cache holds what it can.  Dies if
+ * even the slice buffers do not fit. */
+void rank_plan(const struct graph *g, struct rank_params *p, bool importance,
+    bool usefulness, bool personalised);
+/* A zeroed vector of n doubles where rank_plan said. */
+double *rank_vector_new(const struct rank_params *p, uint64_t n);
+void rank_vector_free(const struct rank_params *p, double *v, uint64_t n);
+/* Gives back the pages of v[lo, hi) (elements of size bytes) when on disk. */
+void rank_release(const struct rank_params *p, const void *v, uint64_t lo, uint64_t hi,
+    size_t size);
+
 /* Long options shared by wa-pagerank and wa-invrank. */
 enum {
 	RANK_OPT_NORM = 0x300, RANK_OPT_JACOBI, RANK_OPT_ITERATIONS,
@@ -68,7 +84,12 @@ void rank_defaults(struct rank_params *p);
 /* Takes -c -e -j -m --norm --jacobi --iterations; false for other options. */
 bool rank_option(int opt, const char *arg, struct rank_params *p);
 /* E' of usefulness: uniform over the XML pages, or their importance. */
-double *rank_xml_personalisation(const struct graph *g, const double *importance);
+double *rank_xml_personalisation(const struct graph *g, const struct rank_params *p,
+    const double *importance);
+
+/* Passes over whole vectors go in chunks of this many ids, each given
+ * back when done if the vectors are on disk. */
+#define RANK_CHUNK ((uint64_t)1 << 20)
 
 void rank_compute(const struct graph *g, const struct rank_params *p,
     struct rank_vectors *v, struct rank_result *res);
@@ -79,16 +100,18 @@ void rank_compute(const struct graph *g, const struct rank_params *p,
 void rank_jacobi_part(const struct graph *g, const struct rank_params *p,
     const double *pr, const double *e, uint32_t first, uint32_t end, double *out);
 
-/* Reads url<TAB>score rows sorted by URL into out[id] (zero elsewhere);
+/* Reads url<TAB>score rows sorted by URL into out[id] (out starts zeroed);
  * returns how many matched.  Rows for URLs outside the graph are counted
  * in *unknown. */
-uint64_t rank_read_scores(const struct graph *g, const char *path, double *out,
-    uint64_t *unknown);
+uint64_t rank_read_scores(const struct graph *g, const struct rank_params *p,
+    const char *path, double *out, uint64_t *unknown);
 /* Writes url<TAB>score for every node, sorted by URL, to path or stdout. */
-void rank_write_scores(const struct graph *g, const double *score, const char *path);
+void rank_write_scores(const struct graph *g, const struct rank_params *p,
+    const double *score, const char *path);
 /* Writes the vector in id order as a VEC8 file. */
-void rank_write_vector(const char *path, const double *v, uint64_t n);
+void rank_write_vector(const struct rank_params *p, const char *path, const double *v,
+    uint64_t n);
 /* Scales v to sum 1; false if its sum is 0. */
-bool rank_normalize(double *v, uint64_t n);
+bool rank_normalize(const struct rank_params *p, double *v, uint64_t n);
 
 #endif
