@@ -50,6 +50,7 @@ struct engine {
 	/* usefulness */
 	double *u, *r;			/* r: residual (Gauss-Seidel) or sums (Jacobi) */
 	double *y;			/* what the current slice pushes, per node */
+	bool pushing;			/* Gauss-Seidel past its first sweep */
 	double pushed_e;		/* Gauss-Seidel: mass owed to E' so far */
 	double *absorbed;		/* per slice: pushed_e when it last took its share */
 
@@ -241,13 +242,29 @@ set_contributions(struct engine *e, uint64_t lo, uint64_t hi)
 		e->x[j] = e->outdeg[j] ? e->pr[j] / e->outdeg[j] : 0;
 }
 
-/* x from pr and the dangling sum, over all pages. */
+static double
+vector_sum(struct engine *e, const double *v)
+{
+	double sum = 0;
+	for (uint64_t lo = 0, hi; lo < e->n; lo = hi) {
+		hi = chunk_end(e, lo);
+		for (uint64_t j = lo; j < hi; j++)
+			sum += v[j];
+		release_all(e, lo, hi);
+	}
+	return sum;
+}
+
+/* pr times scale, then x from pr and the dangling sum, over all pages. */
 static void
-refresh_importance(struct engine *e)
+refresh_importance(struct engine *e, double scale)
 {
 	double d = 0;
 	for (uint64_t lo = 0, hi; lo < e->n; lo = hi) {
 		hi = chunk_end(e, lo);
+		if (scale != 1)
+			for (uint64_t j = lo; j < hi; j++)
+				e->pr[j] *= scale;
 		set_contributions(e, lo, hi);
 		for (uint64_t j = lo; j < hi; j++)
 			if (!e->outdeg[j])
@@ -282,7 +299,16 @@ finish_importance(struct engine *e, const struct slice *s, struct change *ch)
 	release_all(e, s->lo, s->hi);
 }
 
-/* Before slice s is scanned: what its nodes push backwards. */
+/* Before slice s is scanned: what its nodes push backwards.
+ *
+ * Gauss-Seidel works on the stationary form U = P U, P = c A + c E' d^T +
+ * (1-c) E' 1^T (d marks the pages no page links to), whose residual
+ * r = P U - U is linear in U.  A slice takes its residual into U and
+ * pushes that change along P: c/InDeg backwards along each link, the rest
+ * along E' (kept as one sum, owed to each slice until it takes its share).
+ * P keeps sums, so after each sweep U and r are scaled to sum 1: without
+ * that the error along the dominant direction decays only as c, and a
+ * graph that mixes fast converges slower than by Jacobi. */
 static void
 prepare_usefulness(struct engine *e, const struct slice *s, struct change *ch)
 {
@@ -291,7 +317,7 @@ prepare_usefulness(struct engine *e, const struct slice *s, struct change *ch)
 	if (e->p->transpose) {
 		for (uint64_t m = s->lo; m < s->hi; m++)
 			y[m - s->lo] = e->u[m];
-	} else if (e->p->jacobi) {
+	} else if (!e->pushing) {
 		for (uint64_t m = s->lo; m < s->hi; m++)
 			y[m - s->lo] = e->indeg[m] ? e->u[m] / e->indeg[m] : 0;
 	} else {
@@ -302,11 +328,12 @@ prepare_usefulness(struct engine *e, const struct slice *s, struct change *ch)
 			e->r[m] = 0;
 			e->u[m] += delta;
 			change_add(ch, delta);
-			if (e->indeg[m])
+			if (e->indeg[m]) {
 				y[m - s->lo] = c * delta / e->indeg[m];
-			else {
+				to_e += (1 - c) * delta;
+			} else {
 				y[m - s->lo] = 0;
-				to_e += c * delta;
+				to_e += delta;
 			}
 		}
 		e->pushed_e += to_e;
@@ -314,12 +341,35 @@ prepare_usefulness(struct engine *e, const struct slice *s, struct change *ch)
 	release_all(e, s->lo, s->hi);
 }
 
-/* After a Jacobi sweep: the new usefulness from the sums in r. */
+/* After a Gauss-Seidel sweep: U and its residual scaled to sum 1. */
+static void
+normalize_usefulness(struct engine *e)
+{
+	double sum = vector_sum(e, e->u);
+	if (!(sum > 0))
+		return;
+	double scale = 1 / sum;
+	for (uint64_t lo = 0, hi; lo < e->n; lo = hi) {
+		hi = chunk_end(e, lo);
+		for (uint64_t i = lo; i < hi; i++) {
+			e->u[i] *= scale;
+			e->r[i] *= scale;
+		}
+		release_all(e, lo, hi);
+	}
+	e->pushed_e *= scale;
+	for (uint32_t k = 0; k < e->g->slices; k++)
+		e->absorbed[k] *= scale;
+}
+
+/* After a Jacobi sweep: the new usefulness from the sums in r.  The first
+ * sweep of Gauss-Seidel is one too, leaving U at E' and r its residual. */
 static void
 finish_usefulness_jacobi(struct engine *e, struct change *ch)
 {
 	const double c = e->p->damping, *eu = e->v->e_use;
 	double *v = e->r, scale = 1, dangling = 0;
+	bool residual = !e->p->jacobi && !e->p->transpose;
 	if (e->p->transpose) {
 		double old_sum = 0, new_sum = 0;
 		for (uint64_t lo = 0, hi; lo < e->n; lo = hi) {
@@ -347,11 +397,16 @@ finish_usefulness_jacobi(struct engine *e, struct change *ch)
 			double nv = e->p->transpose ? v[i] * scale :
 			    c * (v[i] + dangling * eu[i]) + (1 - c) * eu[i];
 			change_add(ch, nv - e->u[i]);
-			e->u[i] = nv;
-			v[i] = 0;
+			if (residual) {
+				v[i] = nv - e->u[i];
+			} else {
+				e->u[i] = nv;
+				v[i] = 0;
+			}
 		}
 		release_all(e, lo, hi);
 	}
+	e->pushing = residual;
 }
 
 /* Renormalisation of eq. 2.6-2.7: the sweep's result times r, and its
@@ -572,15 +627,9 @@ rank_compute(const struct graph *g, const struct rank_params *p, struct rank_vec
 	engine_open(&e, g, p, v);
 	memset(res, 0, sizeof *res);
 	if (e.imp)
-		refresh_importance(&e);
-	if (e.use) {
-		/* Jacobi starts from E' as the paper says; the residual form
-		 * starts from nothing with the whole of (1-c) E' owed. */
-		if (p->jacobi || p->transpose)
-			copy_vector(&e, e.u, v->e_use);
-		else
-			e.pushed_e = 1 - p->damping;	/* u is zero, as made */
-	}
+		refresh_importance(&e, 1);
+	if (e.use)	/* from E', as the paper says */
+		copy_vector(&e, e.u, v->e_use);
 
 	struct progress pg;
 	progress_start(&pg, "iterations", p->max_iterations);
@@ -605,10 +654,15 @@ rank_compute(const struct graph *g, const struct rank_params *p, struct rank_vec
 				e.pr = e.next;
 				e.next = t;
 			}
-			refresh_importance(&e);
+			/* Gauss-Seidel does not keep the sum of the vector; put back
+			 * to 1, the error along the dominant direction goes. */
+			bool rescale = !p->jacobi && !p->renormalize;
+			refresh_importance(&e, rescale ? 1 / vector_sum(&e, e.pr) : 1);
 		}
-		if (e.use && (p->jacobi || p->transpose))
+		if (e.use && !e.pushing)
 			finish_usefulness_jacobi(&e, &cu);
+		else if (e.use)
+			normalize_usefulness(&e);
 
 		res->iterations = it;
 		res->change[0] = change_value(&ci, p->norm);
@@ -651,7 +705,7 @@ rank_jacobi_part(const struct graph *g, const struct rank_params *p, const doubl
 	struct rank_vectors v = { .importance = (double *)pr, .e = e_vec };
 	struct engine e;
 	engine_open(&e, g, &jp, &v);
-	refresh_importance(&e);
+	refresh_importance(&e, 1);
 	struct change ch = { 0 };
 	for (uint32_t k = first; k < end; k++) {
 		scan_slice(&e, &e.slices[k]);
