@@ -45,8 +45,10 @@ struct engine {
 
 	bool imp, use;
 	/* importance */
-	double *pr, *x, *next, *prev;	/* x = pr / outdeg, 0 when dangling */
+	double *pr, *x, *next;		/* x = pr / outdeg, 0 when dangling */
 	double dangling;		/* sum of pr over pages without out-links */
+	double r_eq27;			/* --renormalize: r of eq. 2.7, last sweep's */
+	double unscaled;		/* --renormalize: this sweep's |cM PR + (1-c)E| */
 	/* usefulness */
 	double *u, *r;			/* r: residual (Gauss-Seidel) or sums (Jacobi) */
 	double *y;			/* what the current slice pushes, per node */
@@ -227,7 +229,7 @@ release_all(const struct engine *e, uint64_t lo, uint64_t hi)
 {
 	if (!e->p->on_disk)
 		return;
-	const double *d[] = { e->pr, e->x, e->next, e->prev, e->u, e->r, e->v->e, e->v->e_use };
+	const double *d[] = { e->pr, e->x, e->next, e->u, e->r, e->v->e, e->v->e_use };
 	for (size_t i = 0; i < sizeof d / sizeof d[0]; i++)
 		if (d[i])
 			rank_release(e->p, d[i], lo, hi, sizeof(double));
@@ -275,24 +277,29 @@ refresh_importance(struct engine *e, double scale)
 }
 
 /* The new importance of slice s from its sums, into pr (Gauss-Seidel) or
- * next (Jacobi). */
+ * next (Jacobi).  With --renormalize, Gauss-Seidel scales each slice by
+ * the r of the last sweep, so that at the fix-point every slice has the
+ * same r, that of eq. 2.6-2.7; Jacobi scales the whole sweep at its end. */
 static void
 finish_importance(struct engine *e, const struct slice *s, struct change *ch)
 {
 	const double c = e->p->damping, *acc = e->w[0].acc;
-	double *out = e->p->jacobi ? e->next : e->pr;
-	double dangling_delta = 0;
+	const bool renormalize = e->p->renormalize, jacobi = e->p->jacobi;
+	double *out = jacobi ? e->next : e->pr;
+	double dangling_delta = 0, scale = renormalize && !jacobi ? e->r_eq27 : 1;
 	for (uint64_t j = s->lo; j < s->hi; j++) {
 		double ej = e_at(e->v->e, e->n, j);
-		double spread = e->p->renormalize ? 0 : c * e->dangling * ej;
+		double spread = renormalize ? 0 : c * e->dangling * ej;
 		double v = c * acc[j - s->lo] + spread + (1 - c) * ej;
-		if (!e->p->renormalize)
+		e->unscaled += v;
+		v *= scale;
+		if (!(renormalize && jacobi))	/* that one changes at the end */
 			change_add(ch, v - e->pr[j]);
 		if (!e->outdeg[j])
 			dangling_delta += v - e->pr[j];
 		out[j] = v;
 	}
-	if (!e->p->jacobi) {
+	if (!jacobi) {
 		set_contributions(e, s->lo, s->hi);
 		e->dangling += dangling_delta;
 	}
@@ -409,27 +416,17 @@ finish_usefulness_jacobi(struct engine *e, struct change *ch)
 	e->pushing = residual;
 }
 
-/* Renormalisation of eq. 2.6-2.7: the sweep's result times r, and its
- * change measured against the iterate before the sweep. */
+/* Jacobi with --renormalize: the sweep's result times r of eq. 2.7, and
+ * its change from the iterate before. */
 static void
-finish_renormalized(struct engine *e, struct change *ch)
+finish_renormalized_jacobi(struct engine *e, struct change *ch)
 {
-	double *v = e->p->jacobi ? e->next : e->pr;
-	double old_sum = 0, new_sum = 0;
+	double scale = vector_sum(e, e->pr) / e->unscaled;
 	for (uint64_t lo = 0, hi; lo < e->n; lo = hi) {
 		hi = chunk_end(e, lo);
 		for (uint64_t j = lo; j < hi; j++) {
-			old_sum += e->prev[j];
-			new_sum += v[j];
-		}
-		release_all(e, lo, hi);
-	}
-	double scale = new_sum > 0 ? old_sum / new_sum : 1;
-	for (uint64_t lo = 0, hi; lo < e->n; lo = hi) {
-		hi = chunk_end(e, lo);
-		for (uint64_t j = lo; j < hi; j++) {
-			v[j] *= scale;
-			change_add(ch, v[j] - e->prev[j]);
+			e->next[j] *= scale;
+			change_add(ch, e->next[j] - e->pr[j]);
 		}
 		release_all(e, lo, hi);
 	}
@@ -452,7 +449,7 @@ page_bytes(const struct rank_params *p, bool imp, bool use, bool personalised)
 {
 	uint64_t b = 8;			/* out- and in-degree */
 	if (imp)
-		b += 16 + (personalised ? 8 : 0) + (p->jacobi ? 8 : 0) + (p->renormalize ? 8 : 0);
+		b += 16 + (personalised ? 8 : 0) + (p->jacobi ? 8 : 0);
 	if (use)
 		b += 24;
 	return b;
@@ -587,8 +584,6 @@ engine_open(struct engine *e, const struct graph *g, const struct rank_params *p
 		e->x = rank_vector_new(p, e->n);
 		if (p->jacobi)
 			e->next = rank_vector_new(p, e->n);
-		if (p->renormalize)
-			e->prev = rank_vector_new(p, e->n);
 	}
 	if (e->use) {
 		e->u = v->usefulness;
@@ -611,7 +606,6 @@ engine_close(struct engine *e)
 	free(e->slices);
 	rank_vector_free(e->p, e->x, e->n);
 	rank_vector_free(e->p, e->next, e->n);
-	rank_vector_free(e->p, e->prev, e->n);
 	rank_vector_free(e->p, e->r, e->n);
 	free(e->y);
 	free(e->absorbed);
@@ -628,6 +622,7 @@ rank_compute(const struct graph *g, const struct rank_params *p, struct rank_vec
 	memset(res, 0, sizeof *res);
 	if (e.imp)
 		refresh_importance(&e, 1);
+	e.r_eq27 = 1;
 	if (e.use)	/* from E', as the paper says */
 		copy_vector(&e, e.u, v->e_use);
 
@@ -636,8 +631,7 @@ rank_compute(const struct graph *g, const struct rank_params *p, struct rank_vec
 	for (unsigned it = 1; it <= p->max_iterations; it++) {
 		double t0 = monotonic_seconds();
 		struct change ci = { 0 }, cu = { 0 };
-		if (e.imp && p->renormalize)
-			copy_vector(&e, e.prev, e.pr);
+		e.unscaled = 0;
 		for (uint32_t k = 0; k < g->slices; k++) {
 			const struct slice *s = &e.slices[k];
 			if (e.use)
@@ -647,17 +641,19 @@ rank_compute(const struct graph *g, const struct rank_params *p, struct rank_vec
 				finish_importance(&e, s, &ci);
 		}
 		if (e.imp) {
-			if (p->renormalize)
-				finish_renormalized(&e, &ci);
+			if (p->renormalize && p->jacobi)
+				finish_renormalized_jacobi(&e, &ci);
 			if (p->jacobi) {
 				double *t = e.pr;
 				e.pr = e.next;
 				e.next = t;
 			}
 			/* Gauss-Seidel does not keep the sum of the vector; put back
-			 * to 1, the error along the dominant direction goes. */
-			bool rescale = !p->jacobi && !p->renormalize;
-			refresh_importance(&e, rescale ? 1 / vector_sum(&e, e.pr) : 1);
+			 * to 1, the error along the dominant direction goes.  The
+			 * vector had sum 1, so r of eq. 2.7 is 1/unscaled. */
+			if (!p->jacobi && p->renormalize)
+				e.r_eq27 = 1 / e.unscaled;
+			refresh_importance(&e, p->jacobi ? 1 : 1 / vector_sum(&e, e.pr));
 		}
 		if (e.use && !e.pushing)
 			finish_usefulness_jacobi(&e, &cu);
