@@ -48,8 +48,9 @@ UNIT_SRC  = $(wildcard t/unit/test-*.c)
 UNITS     = $(UNIT_SRC:t/unit/%.c=$(BUILD)/t/%)
 MANS      = $(wildcard man/*.[157])
 SCRIPTS   = $(wildcard scripts/wa-*)
+SCRIPT_PROGS = $(patsubst scripts/%.c,$(BUILD)/scripts/%,$(wildcard scripts/*.c))
 
-all: $(TOOLS) $(UNITS)
+all: $(TOOLS) $(UNITS) $(SCRIPT_PROGS)
 
 $(BUILD)/lib/%.o: src/lib/%.c | $(BUILD)/lib
 	$(CC) $(CFLAGS) -c -o $@ $<
@@ -63,6 +64,11 @@ $(BINDIR)/wa-%: $(BUILD)/wa-%.o $(LIB) | $(BINDIR)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
 $(BUILD)/t/test-%: $(BUILD)/t/test-%.o $(LIB) | $(BUILD)/t
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
+# Helper programs of scripts/ (gen-graph for bench-rank and the tests).
+$(BUILD)/scripts/%: scripts/%.c $(LIB)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
+-include $(SCRIPT_PROGS:=.d)
 $(BUILD)/lib $(BUILD)/t $(BINDIR):
 	mkdir -p $@
 

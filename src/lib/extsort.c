@@ -1,0 +1,594 @@
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "extsort.h"
+#include "msg.h"
+
+/* A run reader never gets less than this, so that a pass reads the disk
+ * in pieces larger than a seek; nor more than READ_MAX, beyond which
+ * larger reads gain nothing. */
+#define READ_MIN (4u << 10)
+#define READ_MAX (1u << 20)
+#define GROW_FIRST (64u << 10)
+#define BACKGROUND_MIN (1u << 20)
+
+struct run {
+	uint64_t off;		/* bytes into the scratch file */
+	uint64_t n;		/* records */
+};
+
+struct reader {
+	uint64_t pos, left;	/* file offset and records not yet read */
+	uint8_t *buf;
+	size_t cap, have, at;	/* in records */
+};
+
+struct merger {
+	int fd;
+	struct reader *rd;
+	size_t nrd;
+	size_t *heap;		/* reader indices, smallest record on top */
+	size_t heap_n;
+	uint8_t *bufs;
+};
+
+struct extsort {
+	char *name, *dir;
+	size_t rb;
+	uint64_t budget;
+	unsigned flags;
+
+	uint8_t *buf, *scratch;	/* records in memory and the radix scratch */
+	size_t n, cap, cap_max, scratch_cap;
+	/* With EXTSORT_BACKGROUND a thread sorts and writes a full buffer, the
+	 * spare one, while the caller fills the other. */
+	uint8_t *spare;
+	size_t spare_n;
+	pthread_t spiller;
+	bool spilling;
+
+	int fd;			/* the file of the runs of the current pass */
+	struct run *runs;
+	size_t nruns, runs_cap;
+	uint64_t file_end;
+
+	bool finished, in_memory;
+	size_t at;		/* next in-memory record */
+	struct merger m;
+	uint8_t cur[16], prev[16];
+	bool have_prev;
+	struct extsort_stats st;
+};
+
+/* Orders two records as little-endian integers of rb bytes. */
+static inline __attribute__((always_inline)) int
+rec_cmp(const uint8_t *a, const uint8_t *b, size_t rb)
+{
+	uint64_t x, y;
+	uint32_t p, q;
+
+	switch (rb) {
+	case 4:
+		memcpy(&p, a, 4);
+		memcpy(&q, b, 4);
+		return (p > q) - (p < q);
+	case 8:
+		memcpy(&x, a, 8);
+		memcpy(&y, b, 8);
+		return (x > y) - (x < y);
+	case 12:
+		memcpy(&p, a + 8, 4);
+		memcpy(&q, b + 8, 4);
+		if (p != q)
+			return p < q ? -1 : 1;
+		memcpy(&x, a, 8);
+		memcpy(&y, b, 8);
+		return (x > y) - (x < y);
+	default:
+		memcpy(&x, a + 8, 8);
+		memcpy(&y, b + 8, 8);
+		if (x != y)
+			return x < y ? -1 : 1;
+		memcpy(&x, a, 8);
+		memcpy(&y, b, 8);
+		return (x > y) - (x < y);
+	}
+}
+
+/* LSD radix sort on bytes [0, nbytes), a byte a pass from the least
+ * significant; a byte that is the same in every record costs no pass (the
+ * high bytes of small ids).  The result is in a. */
+static inline __attribute__((always_inline)) void
+lsd_sort(uint8_t *a, uint8_t *tmp, size_t n, size_t rb, size_t nbytes)
+{
+	size_t count[16][256];
+
+	if (n < 2)
+		return;
+	memset(count, 0, sizeof count);
+	for (size_t i = 0; i < n; i++)
+		for (size_t b = 0; b < nbytes; b++)
+			count[b][a[i * rb + b]]++;
+	uint8_t *src = a, *dst = tmp;
+	for (size_t b = 0; b < nbytes; b++) {
+		if (count[b][a[b]] == n)
+			continue;
+		size_t off[256], sum = 0;
+		for (int v = 0; v < 256; v++) {
+			off[v] = sum;
+			sum += count[b][v];
+		}
+		for (size_t i = 0; i < n; i++) {
+			const uint8_t *r = src + i * rb;
+			memcpy(dst + off[r[b]]++ * rb, r, rb);
+		}
+		uint8_t *t = src;
+		src = dst;
+		dst = t;
+	}
+	if (src != a)
+		memcpy(a, src, n * rb);
+}
+
+/* Past this many bytes a pass over the whole array misses the cache: one
+ * pass on the most significant varying byte splits it into buckets that
+ * the LSD passes then sort one at a time, in cache. */
+#define RADIX_CACHE (1u << 20)
+
+static inline __attribute__((always_inline)) void
+radix_sort_rb(uint8_t *a, uint8_t *tmp, size_t n, size_t rb)
+{
+	if (n * rb <= RADIX_CACHE) {
+		lsd_sort(a, tmp, n, rb, rb);
+		return;
+	}
+	size_t top = rb;
+	size_t count[256], off[256];
+	for (;;) {
+		if (top == 0)
+			return;
+		top--;
+		memset(count, 0, sizeof count);
+		for (size_t i = 0; i < n; i++)
+			count[a[i * rb + top]]++;
+		if (count[a[top]] != n)
+			break;
+	}
+	size_t sum = 0;
+	for (int v = 0; v < 256; v++) {
+		off[v] = sum;
+		sum += count[v];
+	}
+	for (size_t i = 0; i < n; i++) {
+		const uint8_t *r = a + i * rb;
+		memcpy(tmp + off[r[top]]++ * rb, r, rb);
+	}
+	for (int v = 0; v < 256; v++) {
+		size_t first = off[v] - count[v];
+		lsd_sort(tmp + first * rb, a + first * rb, count[v], rb, top);
+		memcpy(a + first * rb, tmp + first * rb, count[v] * rb);
+	}
+}
+
+static void
+radix_sort(uint8_t *a, uint8_t *tmp, size_t n, size_t rb)
+{
+	switch (rb) {
+	case 4: radix_sort_rb(a, tmp, n, 4); break;
+	case 8: radix_sort_rb(a, tmp, n, 8); break;
+	case 12: radix_sort_rb(a, tmp, n, 12); break;
+	default: radix_sort_rb(a, tmp, n, 16); break;
+	}
+}
+
+struct extsort *
+extsort_new(const char *name, const char *dir, size_t rec_bytes, uint64_t budget,
+    unsigned flags)
+{
+	if (rec_bytes != 4 && rec_bytes != 8 && rec_bytes != 12 && rec_bytes != 16)
+		wa_die("internal error: %s: records of %zu bytes", name, rec_bytes);
+	struct extsort *s = wa_calloc(1, sizeof *s);
+	s->name = wa_strdup(name);
+	s->dir = wa_strdup(dir);
+	s->rb = rec_bytes;
+	s->budget = budget < EXTSORT_MIN_BUDGET ? EXTSORT_MIN_BUDGET : budget;
+	/* A thread costs more than sorting a small run. */
+	if (s->budget / 3 < BACKGROUND_MIN)
+		flags &= ~(unsigned)EXTSORT_BACKGROUND;
+	s->flags = flags;
+	s->fd = -1;
+	s->m.fd = -1;
+	/* Room for the records, the radix scratch and, in the background
+	 * mode, the buffer being spilled. */
+	s->cap_max = (size_t)(s->budget / (flags & EXTSORT_BACKGROUND ? 3 : 2) / rec_bytes);
+	return s;
+}
+
+/* A scratch file that exists only through its descriptor. */
+static int
+scratch_file(const struct extsort *s)
+{
+	char *path = wa_asprintf("%s/.extsort.XXXXXX", s->dir);
+	sigset_t all, old;
+	sigfillset(&all);
+	sigprocmask(SIG_BLOCK, &all, &old);
+	int fd = mkostemp(path, O_CLOEXEC);
+	if (fd >= 0)
+		unlink(path);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	if (fd < 0)
+		wa_die_errno("%s: cannot create a scratch file in %s", s->name, s->dir);
+	free(path);
+	return fd;
+}
+
+static void
+write_all(const struct extsort *s, int fd, const void *buf, size_t n, uint64_t off)
+{
+	for (size_t done = 0; done < n;) {
+		ssize_t k = pwrite(fd, (const char *)buf + done, n - done, (off_t)(off + done));
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0)
+			wa_die_errno("%s: cannot write to the scratch space in %s", s->name,
+			    s->dir);
+		done += (size_t)k;
+	}
+}
+
+static size_t
+dedup(uint8_t *a, size_t n, size_t rb)
+{
+	if (n == 0)
+		return 0;
+	size_t j = 1;
+	for (size_t i = 1; i < n; i++)
+		if (memcmp(a + i * rb, a + (j - 1) * rb, rb) != 0)
+			memmove(a + j++ * rb, a + i * rb, rb);
+	return j;
+}
+
+/* Sorts n records of a in place; returns how many remain unique. */
+static size_t
+sort_records(struct extsort *s, uint8_t *a, size_t n)
+{
+	if (s->scratch_cap < n) {
+		free(s->scratch);
+		s->scratch_cap = s->cap > n ? s->cap : n;
+		s->scratch = wa_reallocarray(NULL, s->scratch_cap, s->rb);
+	}
+	radix_sort(a, s->scratch, n, s->rb);
+	return s->flags & EXTSORT_UNIQUE ? dedup(a, n, s->rb) : n;
+}
+
+static void
+add_run(struct extsort *s, uint64_t off, uint64_t n)
+{
+	if (s->nruns == s->runs_cap) {
+		s->runs_cap = s->runs_cap ? 2 * s->runs_cap : 16;
+		s->runs = wa_reallocarray(s->runs, s->runs_cap, sizeof *s->runs);
+	}
+	s->runs[s->nruns++] = (struct run){ off, n };
+	s->st.runs++;
+	s->st.spilled_bytes += n * s->rb;
+}
+
+static void
+write_run(struct extsort *s, const uint8_t *a, size_t n)
+{
+	write_all(s, s->fd, a, n * s->rb, s->file_end);
+	add_run(s, s->file_end, n);
+	s->file_end += n * s->rb;
+}
+
+static void *
+spill_thread(void *arg)
+{
+	struct extsort *s = arg;
+	write_run(s, s->spare, sort_records(s, s->spare, s->spare_n));
+	return NULL;
+}
+
+static void
+wait_spill(struct extsort *s)
+{
+	if (s->spilling)
+		pthread_join(s->spiller, NULL);
+	s->spilling = false;
+}
+
+static void
+spill(struct extsort *s)
+{
+	if (s->fd < 0)
+		s->fd = scratch_file(s);
+	if (!(s->flags & EXTSORT_BACKGROUND)) {
+		write_run(s, s->buf, sort_records(s, s->buf, s->n));
+		s->n = 0;
+		return;
+	}
+	wait_spill(s);
+	if (!s->spare)
+		s->spare = wa_reallocarray(NULL, s->cap_max, s->rb);
+	uint8_t *t = s->buf;
+	s->buf = s->spare;
+	s->spare = t;
+	s->spare_n = s->n;
+	s->n = 0;
+	s->cap = s->cap_max;
+	int rc = pthread_create(&s->spiller, NULL, spill_thread, s);
+	if (rc) {
+		errno = rc;
+		wa_die_errno("%s: cannot start a thread", s->name);
+	}
+	s->spilling = true;
+}
+
+void
+extsort_add(struct extsort *s, const void *rec)
+{
+	if (s->n == s->cap) {
+		if (s->cap < s->cap_max) {
+			size_t want = s->cap ? 2 * s->cap : GROW_FIRST / s->rb;
+			s->cap = want < s->cap_max ? want : s->cap_max;
+			s->buf = wa_reallocarray(s->buf, s->cap, s->rb);
+		} else {
+			spill(s);
+		}
+	}
+	memcpy(s->buf + s->n++ * s->rb, rec, s->rb);
+	s->st.added++;
+}
+
+static bool
+reader_fill(const struct extsort *s, int fd, struct reader *r)
+{
+	if (r->left == 0)
+		return false;
+	size_t want = r->left < r->cap ? (size_t)r->left : r->cap;
+	size_t bytes = want * s->rb;
+	for (size_t done = 0; done < bytes;) {
+		ssize_t k = pread(fd, r->buf + done, bytes - done, (off_t)(r->pos + done));
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			wa_die_errno("%s: cannot read back the scratch space in %s", s->name,
+			    s->dir);
+		done += (size_t)k;
+	}
+	r->pos += bytes;
+	r->left -= want;
+	r->have = want;
+	r->at = 0;
+	return true;
+}
+
+static inline const uint8_t *
+reader_rec(const struct extsort *s, const struct reader *r)
+{
+	return r->buf + r->at * s->rb;
+}
+
+static bool
+heap_less(const struct extsort *s, const struct merger *m, size_t i, size_t j)
+{
+	return rec_cmp(reader_rec(s, &m->rd[m->heap[i]]), reader_rec(s, &m->rd[m->heap[j]]),
+	    s->rb) < 0;
+}
+
+static void
+sift_down(const struct extsort *s, struct merger *m, size_t i)
+{
+	for (;;) {
+		size_t l = 2 * i + 1, best = i;
+		if (l < m->heap_n && heap_less(s, m, l, best))
+			best = l;
+		if (l + 1 < m->heap_n && heap_less(s, m, l + 1, best))
+			best = l + 1;
+		if (best == i)
+			return;
+		size_t t = m->heap[i];
+		m->heap[i] = m->heap[best];
+		m->heap[best] = t;
+		i = best;
+	}
+}
+
+static void
+merger_close(struct merger *m)
+{
+	free(m->rd);
+	free(m->heap);
+	free(m->bufs);
+	m->rd = NULL;
+	m->heap = NULL;
+	m->bufs = NULL;
+	m->nrd = m->heap_n = 0;
+}
+
+/* Read buffers for n runs out of bytes of memory. */
+static void
+merger_open(struct extsort *s, struct merger *m, int fd, const struct run *runs, size_t n,
+    uint64_t bytes)
+{
+	uint64_t each = bytes / (n ? n : 1);
+	if (each > READ_MAX)
+		each = READ_MAX;
+	if (each < READ_MIN)
+		each = READ_MIN;
+	size_t cap = (size_t)each / s->rb;
+	m->fd = fd;
+	m->nrd = n;
+	m->rd = wa_calloc(n, sizeof *m->rd);
+	m->heap = wa_calloc(n, sizeof *m->heap);
+	m->bufs = wa_reallocarray(NULL, n ? n * cap : 1, s->rb);
+	m->heap_n = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct reader *r = &m->rd[i];
+		r->pos = runs[i].off;
+		r->left = runs[i].n;
+		r->cap = cap;
+		r->buf = m->bufs + i * cap * s->rb;
+		if (reader_fill(s, fd, r))
+			m->heap[m->heap_n++] = i;
+	}
+	for (size_t i = m->heap_n; i-- > 0;)
+		sift_down(s, m, i);
+}
+
+/* Copies the least record to out; false when every run is done. */
+static bool
+merger_pop(struct extsort *s, struct merger *m, uint8_t *out)
+{
+	if (m->heap_n == 0)
+		return false;
+	struct reader *r = &m->rd[m->heap[0]];
+	memcpy(out, reader_rec(s, r), s->rb);
+	if (++r->at == r->have && !reader_fill(s, m->fd, r))
+		m->heap[0] = m->heap[--m->heap_n];
+	sift_down(s, m, 0);
+	return true;
+}
+
+/* The most runs one merge can read at once within the budget, keeping a
+ * quarter of it for the output buffer. */
+static size_t
+max_fanin(const struct extsort *s)
+{
+	uint64_t f = s->budget / 4 * 3 / READ_MIN;
+	return f < 2 ? 2 : (size_t)f;
+}
+
+/* Merges groups of runs into a new file until one merge can take them all. */
+static void
+merge_passes(struct extsort *s)
+{
+	size_t fanin = max_fanin(s);
+	size_t out_cap = (size_t)(s->budget / 4 / s->rb);
+	while (s->nruns > fanin) {
+		int in = s->fd;
+		struct run *runs = s->runs;
+		size_t nruns = s->nruns;
+		s->fd = scratch_file(s);
+		s->runs = NULL;
+		s->nruns = s->runs_cap = 0;
+		s->file_end = 0;
+		uint8_t *out = wa_reallocarray(NULL, out_cap, s->rb);
+		for (size_t g = 0; g < nruns; g += fanin) {
+			size_t n = nruns - g < fanin ? nruns - g : fanin;
+			struct merger m = { 0 };
+			merger_open(s, &m, in, runs + g, n, s->budget / 4 * 3);
+			uint64_t start = s->file_end, count = 0;
+			size_t have = 0;
+			bool have_prev = false;
+			while (merger_pop(s, &m, s->cur)) {
+				if ((s->flags & EXTSORT_UNIQUE) && have_prev &&
+				    memcmp(s->cur, s->prev, s->rb) == 0)
+					continue;
+				memcpy(s->prev, s->cur, s->rb);
+				have_prev = true;
+				memcpy(out + have++ * s->rb, s->cur, s->rb);
+				if (have == out_cap) {
+					write_all(s, s->fd, out, have * s->rb, s->file_end);
+					s->file_end += have * s->rb;
+					count += have;
+					have = 0;
+				}
+			}
+			write_all(s, s->fd, out, have * s->rb, s->file_end);
+			s->file_end += have * s->rb;
+			add_run(s, start, count + have);
+			merger_close(&m);
+		}
+		free(out);
+		free(runs);
+		close(in);
+		s->st.passes++;
+	}
+}
+
+void
+extsort_finish(struct extsort *s)
+{
+	if (s->finished)
+		wa_die("internal error: %s: finished twice", s->name);
+	s->finished = true;
+	wait_spill(s);
+	if (s->nruns == 0) {
+		s->n = sort_records(s, s->buf, s->n);
+		s->in_memory = true;
+	} else {
+		if (s->n > 0)
+			spill(s);
+		wait_spill(s);
+		free(s->buf);
+		free(s->spare);
+		s->spare = NULL;
+		s->buf = NULL;
+		s->cap = 0;
+		merge_passes(s);
+	}
+	free(s->scratch);
+	s->scratch = NULL;
+	s->scratch_cap = 0;
+	extsort_rewind(s);
+}
+
+void
+extsort_rewind(struct extsort *s)
+{
+	if (!s->finished)
+		wa_die("internal error: %s: read before it is finished", s->name);
+	s->at = 0;
+	s->have_prev = false;
+	if (!s->in_memory) {
+		merger_close(&s->m);
+		merger_open(s, &s->m, s->fd, s->runs, s->nruns, s->budget);
+	}
+}
+
+const void *
+extsort_next(struct extsort *s)
+{
+	if (s->in_memory)
+		return s->at < s->n ? s->buf + s->at++ * s->rb : NULL;
+	for (;;) {
+		if (!merger_pop(s, &s->m, s->cur))
+			return NULL;
+		if ((s->flags & EXTSORT_UNIQUE) && s->have_prev &&
+		    memcmp(s->cur, s->prev, s->rb) == 0)
+			continue;
+		memcpy(s->prev, s->cur, s->rb);
+		s->have_prev = true;
+		return s->cur;
+	}
+}
+
+const struct extsort_stats *
+extsort_stats(const struct extsort *s)
+{
+	return &s->st;
+}
+
+void
+extsort_free(struct extsort *s)
+{
+	if (!s)
+		return;
+	wait_spill(s);
+	merger_close(&s->m);
+	if (s->fd >= 0)
+		close(s->fd);
+	free(s->runs);
+	free(s->buf);
+	free(s->spare);
+	free(s->scratch);
+	free(s->name);
+	free(s->dir);
+	free(s);
+}
