@@ -333,18 +333,19 @@ graph_check_matrix(const struct graph *g, struct slice *slices, const uint32_t *
 uint32_t
 graph_slices_for_budget(uint64_t nodes, uint64_t budget)
 {
-	/* A slice's sums should stay in a core's cache (64K pages, 512 KiB),
-	 * and there should be enough slices for Gauss-Seidel to pass new
-	 * values on within a sweep: at least 64 when the graph allows slices
-	 * of 64 pages or more.  Beyond that the budget rules: wa-pagerank -U
-	 * holds, per page of a slice, the sums of two threads and the
-	 * usefulness window, and keeps half its budget for the rest, so 32
-	 * bytes a page of a slice. */
+	/* Gauss-Seidel passes new values on from slice to slice within a
+	 * sweep, so it gains with the number of slices: 64 of them, down to
+	 * slices of 64 pages.  But every slice reads the source vector again,
+	 * and a page's links spread over more records, so the slices of a
+	 * large graph grow up to 2^20 pages (8 MiB of sums).  The budget comes
+	 * last: wa-pagerank -U holds, per page of a slice, the sums of two
+	 * threads and the usefulness window, and keeps half its budget for the
+	 * rest, so 32 bytes a page of a slice. */
 	uint64_t per_slice = nodes / 64;
-	if (per_slice > GRAPH_CACHE_SLICE_NODES)
-		per_slice = GRAPH_CACHE_SLICE_NODES;
 	if (per_slice < GRAPH_MIN_SLICE_NODES)
 		per_slice = GRAPH_MIN_SLICE_NODES;
+	if (per_slice > GRAPH_MAX_SLICE_NODES)
+		per_slice = GRAPH_MAX_SLICE_NODES;
 	if (per_slice > budget / 32)
 		per_slice = budget / 32 ? budget / 32 : 1;
 	uint64_t s = (nodes + per_slice - 1) / per_slice;

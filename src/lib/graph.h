@@ -45,7 +45,7 @@
 /* A block closes once it holds this many links. */
 #define GRAPH_BLOCK_LINKS 16384
 #define GRAPH_MIN_SLICE_NODES 64
-#define GRAPH_CACHE_SLICE_NODES 65536
+#define GRAPH_MAX_SLICE_NODES (1u << 20)
 
 enum page_type {
 	PAGE_UNKNOWN = 0,	/* '-': seen only as a link target */
