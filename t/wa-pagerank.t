@@ -208,6 +208,35 @@ exits 1 "out-degrees that disagree with the matrix, CRCs fixed: exit 1" \
 like "$(cat "$tmp/stderr")" "^wa-pagerank: .*(outdeg|degree)" "and a message about the out-degrees"
 ok "and no ranking written" test ! -e "$tmp/bad.out"
 
+# Seed 000 sec. 2.5: parts of one Jacobi step computed apart (--slice K/P)
+# put together equal the step computed whole.
+wa-pagerank -q -i 3 -b "$tmp/prev.vec" -o /dev/null "$tmp/xml.g7"
+wa-pagerank -q --jacobi -e 0 -i 1 --init "$tmp/prev.vec" -b "$tmp/step.vec" -o /dev/null \
+	"$tmp/xml.g7"
+for k in 0 1 2; do
+	ok "--slice $k/3 writes its part" \
+		wa-pagerank -q --slice $k/3 --init "$tmp/prev.vec" -b "$tmp/part$k.vec" "$tmp/xml.g7"
+done
+is "$("$PY" - "$tmp/step.vec" "$tmp"/part0.vec "$tmp"/part1.vec "$tmp"/part2.vec <<'PY'
+import struct, sys
+def vec(path):
+    b = open(path, 'rb').read()
+    count, _, lo, hi, n = struct.unpack_from('<QQQQQ', b, 16)
+    return lo, hi, n, struct.unpack_from('<%dd' % count, b, 64)
+_, _, _, whole = vec(sys.argv[1])
+parts, at = [], 0
+for p in sys.argv[2:]:
+    lo, hi, n, v = vec(p)
+    assert lo == at and n == len(whole), (lo, at, n)
+    parts += v; at = hi
+assert at == len(whole)
+d = max(abs(a - b) for a, b in zip(whole, parts))
+print('equal' if d <= 1e-15 else 'differ by %.1e' % d)
+PY
+)" "equal" "the three parts make the whole Jacobi step (to 1e-15)"
+exits 2 "--slice without --init" wa-pagerank -q --slice 0/2 -b "$tmp/p.vec" "$tmp/xml.g7"
+exits 2 "--slice 2/2" wa-pagerank -q --slice 2/2 --init "$tmp/prev.vec" -b "$tmp/p.vec" "$tmp/xml.g7"
+
 exits 1 "no graph there" wa-pagerank -q "$tmp/nowhere"
 like "$(cat "$tmp/stderr")" "^wa-pagerank: .*nowhere" "the message names it"
 exits 2 "an unknown option" wa-pagerank --no-such-option "$tmp/xml.g"
