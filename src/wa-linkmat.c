@@ -236,27 +236,12 @@ cleanup(void)
 	errno = err;
 }
 
-static void
-on_signal(int sig)
-{
-	cleanup();
-	atomic_abort_all();
-	signal(sig, SIG_DFL);
-	raise(sig);
-}
-
+/* On an error or a signal, atomic.h's handlers run cleanup too; at a
+ * normal exit atexit does. */
 static void
 install_handlers(void)
 {
-	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
-	struct sigaction sa = { .sa_handler = on_signal };
-	sigemptyset(&sa.sa_mask);
-	for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
-		struct sigaction old;
-		if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN)
-			continue;
-		sigaction(sigs[i], &sa, NULL);
-	}
+	atomic_at_abort(cleanup);
 	/* A GNU sort that dies shows as a write error with its exit status,
 	 * rather than as a silent death. */
 	signal(SIGPIPE, SIG_IGN);
@@ -267,14 +252,6 @@ static char *
 tmp_path(const char *name)
 {
 	return wa_asprintf("%s/%s", tmp_dir, name);
-}
-
-static mode_t
-umask_value(void)
-{
-	mode_t m = umask(0);
-	umask(m);
-	return m;
 }
 
 static void

@@ -8,33 +8,10 @@
 # normalisation r), Jacobi and Gauss-Seidel, one slice and many, threads;
 # then a graph without xml pages and damaged graphs.
 . "$(dirname "$0")/lib.sh"
+. "$T_DIR/rank-lib.sh"
 
-PY=/usr/bin/python3
-[ -x "$PY" ] || PY=python3
-"$PY" -c 'import networkx, numpy, scipy' 2>/dev/null ||
-	skip_all "needs python3-networkx, python3-numpy, python3-scipy (scripts/deps)"
-
-vcheck() {	# MSG VERIFY-ARGS...
-	msg=$1; shift
-	out=$("$PY" "$T_DIR/rank-verify.py" "$@" 2>&1)
-	t_result $? "$msg"
-	printf '%s\n' "$out" | sed 's/^/#   /'
-}
-verify() { "$PY" "$T_DIR/rank-verify.py" "$@"; }
-
-TIGHT="-e 1e-13 --norm l1 --iterations 100000"
-G=$TESTDATA/graphs
-
-gen=
-for d in "$(dirname "$WA_UNIT")/scripts" "$ROOT/build/opt/scripts" "$ROOT"/build/*/scripts; do
-	[ -x "$d/gen-graph" ] && { gen=$d/gen-graph; break; }
-done
-if [ -n "$gen" ]; then
-	"$gen" -n 3000 -m powerlaw -S 60 -s 11 -x 0.05 -P "$tmp/gen.pages.tsv" >"$tmp/gen.links.tsv"
-	t_result $? "gen-graph writes a 3000-page graph"
-else
-	t_result 1 "gen-graph is built (make)"
-fi
+# The generated graph: power-law in-degree, sites, some dangling pages.
+gen_graph -s 11 -x 0.05
 
 for name in dangling sink cycles disconnected selflinks star chain xml gen; do
 	if [ $name = gen ]; then

@@ -35,9 +35,19 @@ pending_remove(const char *tmp)
 			pending[i] = NULL;
 }
 
+static void (*abort_hook)(void);
+
+void
+atomic_at_abort(void (*fn)(void))
+{
+	abort_hook = fn;
+}
+
 void
 atomic_abort_all(void)
 {
+	if (abort_hook)
+		abort_hook();
 	for (int i = 0; i < MAX_PENDING; i++)
 		if (pending[i])
 			unlink(pending[i]);
@@ -66,7 +76,7 @@ atomic_install_handlers(void)
 	}
 }
 
-static mode_t
+mode_t
 umask_value(void)
 {
 	mode_t m = umask(0);

@@ -10,6 +10,7 @@
 #define WA_ATOMIC_H
 
 #include <stdio.h>
+#include <sys/types.h>
 
 struct atomic_file {
 	FILE *fp;
@@ -23,9 +24,17 @@ void atomic_commit(struct atomic_file *af);
 /* Drops the file: nothing appears under the final name. */
 void atomic_abort(struct atomic_file *af);
 
-/* Removes every temporary file not yet committed; wa_die calls it. */
+/* Removes every temporary file not yet committed; wa_die and the signal
+ * handlers call it. */
 void atomic_abort_all(void);
+/* Also runs fn there first, for outputs that are not single files (a
+ * directory being built, child processes); fn must be safe in a signal
+ * handler. */
+void atomic_at_abort(void (*fn)(void));
 void atomic_install_handlers(void);
+
+/* The process's umask, for files made with other modes than open's. */
+mode_t umask_value(void);
 
 /* fsync of the directory that holds path, so that a rename is durable. */
 void fsync_parent_dir(const char *path);
