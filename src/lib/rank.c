@@ -717,7 +717,12 @@ rank_compute(const struct graph *g, const struct rank_params *p, struct rank_vec
 			snprintf(line + n, sizeof line - n, " %.3f s", monotonic_seconds() - t0);
 			wa_warn("%s", line);
 		}
-		progress_note(&pg, "change %.3g", fmax(res->change[0], res->change[1]));
+		if (e.imp && e.use)
+			progress_note(&pg, "importance L1 %.2e L2 %.2e, usefulness L1 %.2e L2 %.2e",
+			    ci.l1, sqrt(ci.l2), cu.l1, sqrt(cu.l2));
+		else
+			progress_note(&pg, "L1 %.2e L2 %.2e", e.imp ? ci.l1 : cu.l1,
+			    sqrt(e.imp ? ci.l2 : cu.l2));
 		progress_set(&pg, it);
 		if ((!e.imp || res->change[0] < p->epsilon) &&
 		    (!e.use || res->change[1] < p->epsilon)) {
