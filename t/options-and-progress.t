@@ -26,7 +26,7 @@ is "$(wc -c <"$tmp/log")" 0 "-q silences progress"
 "$prog" -t 20 1000 >/dev/null 2>"$tmp/log"
 is "$(wc -c <"$tmp/log")" 0 "a short run in a log prints nothing"
 
-script -qec "\"$prog\" -t 40 10000" /dev/null >"$tmp/tty" 2>&1
+WA_PROGRESS_INTERVAL=0s script -qec "\"$prog\" -t 40 10000" /dev/null >"$tmp/tty" 2>&1
 like "$(od -c "$tmp/tty" | tr -s ' ' | head -3)" '\\r 033 \[ K' "on a terminal the line is redrawn in place"
 like "$(tr '\r' '\n' <"$tmp/tty" | tail -2 | head -1)" 'test-progress: 40/40 items, [0-9]+/s, 0:0[0-9]; square 1600' \
 	"and ends with the final figures"
