@@ -92,19 +92,19 @@ tsv_near() {
 	out=$(awk -F '\t' -v tol="$3" -v want="$2" '
 		function num(s) { return s ~ /^[-+]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?$/ }
 		{
-			if ((getline w < want) <= 0) { print "extra line " NR ": " $0; exit 1 }
+			if ((getline w < want) <= 0) { print "extra line " NR ": " $0; bad = 1; exit 1 }
 			n = split(w, f, "\t")
-			if (n != NF) { print "line " NR ": " NF " columns, expected " n; exit 1 }
+			if (n != NF) { print "line " NR ": " NF " columns, expected " n; bad = 1; exit 1 }
 			for (i = 1; i <= NF; i++) {
 				if ($i == f[i]) continue
 				if (num($i) && num(f[i])) {
 					d = $i - f[i]; if (d < 0) d = -d
 					if (d <= tol + 0) continue
 				}
-				print "line " NR " column " i ": " $i ", expected " f[i]; exit 1
+				print "line " NR " column " i ": " $i ", expected " f[i]; bad = 1; exit 1
 			}
 		}
-		END { if ((getline w < want) > 0) { print "missing line: " w; exit 1 } }' "$1")
+		END { if (!bad && (getline w < want) > 0) { print "missing line: " w; exit 1 } }' "$1")
 	t_result $? "$4"
 	[ -z "$out" ] || echo "#   $out"
 }
