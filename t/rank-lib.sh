@@ -35,3 +35,31 @@ gen_graph() {
 		t_result 1 "gen-graph is built (make)"
 	fi
 }
+
+# modes TOOL VERIFIER-MODE: the checks both tools share, on the graph of the
+# current loop ($name, $links, $pages, $g of one slice, $g7 of 7, output
+# prefix $o): Gauss-Seidel and Jacobi against the verifier and each other,
+# 7 slices against one, and the smallest -m it takes, which reads the
+# matrix from disk every pass.
+modes() {
+	tool=$1 mode=$2
+	ok "$name: Gauss-Seidel" $tool -q $TIGHT -o "$o.gs" "$g"
+	vcheck "$name: equals the verifier ($mode)" $mode "$links" "$pages" "$o.gs"
+	ok "$name: Jacobi" $tool -q $TIGHT --jacobi -o "$o.jac" "$g"
+	vcheck "$name: Jacobi equals the verifier" $mode "$links" "$pages" "$o.jac"
+	vcheck "$name: Jacobi and Gauss-Seidel reach the same vector" diff "$o.jac" "$o.gs" --tol 1e-9
+	ok "$name: 7 slices, Gauss-Seidel" $tool -q $TIGHT -o "$o.gs7" "$g7"
+	vcheck "$name: 7 slices agree with one" diff "$o.gs7" "$o.gs" --tol 1e-9
+	ok "$name: 7 slices, Jacobi" $tool -q $TIGHT --jacobi -o "$o.jac7" "$g7"
+	vcheck "$name: 7 slices agree with one, Jacobi" diff "$o.jac7" "$o.gs" --tol 1e-9
+	lo=0 hi=1048576
+	while [ $((hi - lo)) -gt 1 ]; do
+		m=$(((lo + hi) / 2))
+		if $tool -q -m $m --iterations 1 -o "$o.m" "$g7" 2>/dev/null; then hi=$m; else lo=$m; fi
+	done
+	ok "$name: the smallest -m it takes ($hi bytes)" $tool -q -v $TIGHT -m $hi -o "$o.m" "$g7"
+	info=$(grep -v ': iteration' "$tmp/stderr" | head -1)
+	echo "#   $info"
+	like "$info" "disk" "$name: and reads the matrix from disk each pass"
+	vcheck "$name: -m $hi agrees with the default" diff "$o.m" "$o.gs" --tol 1e-9
+}

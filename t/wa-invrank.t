@@ -24,28 +24,7 @@ for name in dangling sink cycles disconnected selflinks star chain xml gen; do
 	ok "$name: and cut in 7 slices" wa-linkmat -q -s 7 -p "$pages" -o "$g7" "$links"
 	echo "# $name: $(verify stats "$links" "$pages")"
 
-	ok "$name: Gauss-Seidel" wa-invrank -q $TIGHT -o "$o.gs" "$g"
-	vcheck "$name: equals networkx.pagerank of the reverse, E' on xml" \
-		invrank "$links" "$pages" "$o.gs"
-	ok "$name: Jacobi" wa-invrank -q $TIGHT --jacobi -o "$o.jac" "$g"
-	vcheck "$name: Jacobi equals networkx" invrank "$links" "$pages" "$o.jac"
-	vcheck "$name: Jacobi and Gauss-Seidel reach the same vector" diff "$o.jac" "$o.gs" --tol 1e-9
-	ok "$name: 7 slices, Gauss-Seidel" wa-invrank -q $TIGHT -o "$o.gs7" "$g7"
-	vcheck "$name: 7 slices agree with one" diff "$o.gs7" "$o.gs" --tol 1e-9
-	ok "$name: 7 slices, Jacobi" wa-invrank -q $TIGHT --jacobi -o "$o.jac7" "$g7"
-	vcheck "$name: 7 slices agree with one, Jacobi" diff "$o.jac7" "$o.gs" --tol 1e-9
-	# The smallest budget it takes (bisection on bytes): the vectors fit,
-	# the matrix does not, so the slices are read from disk every pass.
-	lo=0 hi=1048576
-	while [ $((hi - lo)) -gt 1 ]; do
-		m=$(((lo + hi) / 2))
-		if wa-invrank -q -m $m --iterations 1 -o "$o.m" "$g7" 2>/dev/null; then hi=$m; else lo=$m; fi
-	done
-	ok "$name: the smallest -m it takes ($hi bytes)" wa-invrank -q -v $TIGHT -m $hi -o "$o.m" "$g7"
-	info=$(grep -v ': iteration' "$tmp/stderr" | head -1)
-	echo "#   $info"
-	like "$info" "disk" "$name: and reads the matrix from disk each pass"
-	vcheck "$name: -m $hi agrees with the default" diff "$o.m" "$o.gs" --tol 1e-9
+	modes wa-invrank invrank
 
 	# PR'': E' is the importance of the xml pages.
 	wa-pagerank -q -e 1e-13 --norm l1 -i 100000 -o "$o.imp" "$g"

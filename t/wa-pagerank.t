@@ -33,28 +33,7 @@ for name in dangling sink cycles disconnected selflinks star chain xml gen; do
 	wa-linkmat --dump-nodes "$g7" 2>"$tmp/stderr" | cut -f1,3,4 >"$o.dump-nodes"
 	same_file "$o.dump-nodes" "$o.degrees" "$name: its nodes are every URL seen, with their degrees"
 
-	ok "$name: Gauss-Seidel" wa-pagerank -q $TIGHT -o "$o.gs" "$g"
-	vcheck "$name: equals networkx.pagerank" pagerank "$links" "$pages" "$o.gs"
-	ok "$name: Jacobi" wa-pagerank -q $TIGHT --jacobi -o "$o.jac" "$g"
-	vcheck "$name: Jacobi equals networkx.pagerank" pagerank "$links" "$pages" "$o.jac"
-	vcheck "$name: Jacobi and Gauss-Seidel reach the same vector" diff "$o.jac" "$o.gs" --tol 1e-9
-
-	ok "$name: 7 slices, Gauss-Seidel" wa-pagerank -q $TIGHT -o "$o.gs7" "$g7"
-	vcheck "$name: 7 slices agree with one" diff "$o.gs7" "$o.gs" --tol 1e-9
-	ok "$name: 7 slices, Jacobi" wa-pagerank -q $TIGHT --jacobi -o "$o.jac7" "$g7"
-	vcheck "$name: 7 slices agree with one, Jacobi" diff "$o.jac7" "$o.gs" --tol 1e-9
-	# The smallest budget it takes (bisection on bytes): the vectors fit,
-	# the matrix does not, so the slices are read from disk every pass.
-	lo=0 hi=1048576
-	while [ $((hi - lo)) -gt 1 ]; do
-		m=$(((lo + hi) / 2))
-		if wa-pagerank -q -m $m -i 1 -o "$o.m" "$g7" 2>/dev/null; then hi=$m; else lo=$m; fi
-	done
-	ok "$name: the smallest -m it takes ($hi bytes)" wa-pagerank -q -v $TIGHT -m $hi -o "$o.m" "$g7"
-	info=$(grep -v ': iteration' "$tmp/stderr" | head -1)
-	echo "#   $info"
-	like "$info" "disk" "$name: and reads the matrix from disk each pass"
-	vcheck "$name: -m $hi agrees with the default" diff "$o.m" "$o.gs" --tol 1e-9
+	modes wa-pagerank pagerank
 
 	ok "$name: --renormalize" wa-pagerank -q $TIGHT --renormalize -o "$o.rn" "$g"
 	vcheck "$name: --renormalize equals eq. 2.6-2.7 iterated" renormalize "$links" "$pages" "$o.rn"
