@@ -63,3 +63,13 @@ modes() {
 	like "$info" "disk" "$name: and reads the matrix from disk each pass"
 	vcheck "$name: -m $hi agrees with the default" diff "$o.m" "$o.gs" --tol 1e-9
 }
+
+# Damaged graphs, as copies of $tmp/xml.g7 in $tmp/bad.g: $RANK_TOOL must
+# stop with a message naming the file, and write no ranking.
+damaged() {	# MSG FILE-PATTERN GRAPH
+	rm -f "$tmp/bad.out"
+	exits 1 "$1: exit 1" $RANK_TOOL -q -o "$tmp/bad.out" "$3"
+	like "$(cat "$tmp/stderr")" "^$RANK_TOOL: .*$2" "$1: the message names $2"
+	ok "$1: no ranking written" test ! -e "$tmp/bad.out"
+}
+fresh() { rm -rf "$tmp/bad.g" && cp -R "$tmp/xml.g7" "$tmp/bad.g"; }

@@ -74,13 +74,7 @@ like "$(cat "$tmp/stderr")" "^wa-invrank: .*(xml|XML)" "with a message saying th
 awk -F '\t' -v OFS='\t' '{ print $1, ($1 ~ /\.xml$/ ? 0 : 1) }' "$tmp/xml.imp" >"$tmp/zero.imp"
 exits 1 "-i with no importance on any xml page: exit 1" wa-invrank -q -i "$tmp/zero.imp" "$tmp/xml.g"
 
-damaged() {	# MSG FILE-PATTERN GRAPH
-	rm -f "$tmp/bad.out"
-	exits 1 "$1: exit 1" wa-invrank -q -o "$tmp/bad.out" "$3"
-	like "$(cat "$tmp/stderr")" "^wa-invrank: .*$2" "$1: the message names $2"
-	ok "$1: no ranking written" test ! -e "$tmp/bad.out"
-}
-fresh() { rm -rf "$tmp/bad.g" && cp -R "$tmp/xml.g7" "$tmp/bad.g"; }
+RANK_TOOL=wa-invrank
 
 fresh
 verify flip-byte "$tmp/bad.g/slice-0005"

@@ -111,13 +111,7 @@ ok "standard output without -o" sh -c 'wa-pagerank -q "$1" >"$2"' - "$tmp/xml.g"
 same_file "$tmp/stdout.tsv" "$tmp/default" "the same bytes as with -o"
 
 # Damaged graphs: a clear error naming the file, and no output file.
-damaged() {	# MSG FILE-PATTERN GRAPH
-	rm -f "$tmp/bad.out"
-	exits 1 "$1: exit 1" wa-pagerank -q -o "$tmp/bad.out" "$3"
-	like "$(cat "$tmp/stderr")" "^wa-pagerank: .*$2" "$1: the message names $2"
-	ok "$1: no ranking written" test ! -e "$tmp/bad.out"
-}
-fresh() { rm -rf "$tmp/bad.g" && cp -R "$tmp/xml.g7" "$tmp/bad.g"; }
+RANK_TOOL=wa-pagerank
 
 fresh
 verify flip-byte "$tmp/bad.g/slice-0003"
