@@ -566,36 +566,6 @@ bin_in_read(struct bin_in *s, void *out, size_t n)
 	s->consumed += n;
 }
 
-static uint64_t
-bin_in_varint(struct bin_in *s)
-{
-	if (s->have - s->at < 10)
-		bin_in_fill(s);
-	const uint8_t *p = s->buf + s->at, *end = s->buf + s->have;
-	uint64_t v = 0;
-	for (unsigned shift = 0; p < end && shift < 64; shift += 7) {
-		uint8_t c = *p++;
-		v |= (uint64_t)(c & 0x7f) << shift;
-		if (!(c & 0x80)) {
-			size_t n = (size_t)(p - (s->buf + s->at));
-			s->at += n;
-			s->consumed += n;
-			return v;
-		}
-	}
-	wa_die("%s: a number is cut short or too long at payload byte %" PRIu64, s->r.path,
-	    s->consumed);
-}
-
-/* A gap of w bytes, little-endian. */
-static uint32_t
-bin_in_gap(struct bin_in *s, unsigned w)
-{
-	uint32_t v = 0;
-	bin_in_read(s, &v, w);
-	return v;
-}
-
 static void
 bin_in_close(struct bin_in *s)
 {
@@ -1477,6 +1447,12 @@ static void
 plan_slices(struct build *b)
 {
 	b->slices = want_slices ? want_slices : graph_slices_for_budget(b->n, budget);
+	uint64_t least = (b->n + GRAPH_SLICE_LIMIT - 1) / GRAPH_SLICE_LIMIT;
+	if (b->slices < least) {
+		wa_warn("-s %" PRIu32 ": slices hold at most %u pages; cutting %" PRIu64
+		    " pages in %" PRIu64, b->slices, GRAPH_SLICE_LIMIT, b->n, least);
+		b->slices = (uint32_t)least;
+	}
 	b->bound = wa_calloc(b->slices + 1, sizeof *b->bound);
 	for (uint64_t k = 0; k <= b->slices; k++)
 		b->bound[k] = k * b->n / b->slices;
@@ -1488,13 +1464,18 @@ slice_of(const struct build *b, uint64_t d)
 	return (uint32_t)(((d + 1) * b->slices - 1) / b->n);
 }
 
+/* A link in the order of its slice (graph.h): the slice, then the
+ * external links by (source, destination), then the internal ones by
+ * (destination, source). */
 static void
 matrix_add(struct build *b, uint32_t s, uint32_t d)
 {
 	uint8_t rec[12];
-	put32(rec, d);
-	put32(rec + 4, s);
-	put32(rec + 8, slice_of(b, d));
+	uint32_t k = slice_of(b, d);
+	bool internal = slice_of(b, s) == k;
+	put32(rec, internal ? s : d);
+	put32(rec + 4, internal ? d : s);
+	put32(rec + 8, k << 1 | internal);
 	extsort_add(b->matrix, rec);
 }
 
@@ -1792,7 +1773,7 @@ is_fetched(const struct build *b, uint64_t old)
 
 /* One pass over old slice k for the destinations [w0, w1): the links of
  * pages not fetched this cycle go to the matrix with their new ids.  The
- * records are checked as graph.c's reader checks them. */
+ * words are checked as graph.c's reader checks them. */
 static void
 old_slice_pass(struct build *b, uint32_t k, uint64_t w0, uint64_t w1, const uint32_t *remap,
     uint32_t *kept)
@@ -1808,63 +1789,68 @@ old_slice_pass(struct build *b, uint32_t k, uint64_t w0, uint64_t w1, const uint
 	if (lo != b->old.bound[k] || hi != b->old.bound[k + 1])
 		wa_die("%s: covers ids %" PRIu64 " to %" PRIu64 ", the manifest says %" PRIu64
 		    " to %" PRIu64, path, lo, hi, b->old.bound[k], b->old.bound[k + 1]);
-	uint64_t nb;
-	bin_in_read(&in, &nb, 8);
-	if (h->payload_bytes < 8 || nb > (h->payload_bytes - 8) / 8)
-		wa_die("%s: a block index of %" PRIu64 " entries does not fit the payload",
-		    path, nb);
-	uint64_t data_bytes = h->payload_bytes - 8 - 8 * nb;
+	uint64_t counts[2];
+	if (h->payload_bytes < 16)
+		wa_die("%s: no block index", path);
+	bin_in_read(&in, counts, 16);
+	if (counts[0] > (h->payload_bytes - 16) / 12 ||
+	    counts[1] > (h->payload_bytes - 16) / 12 - counts[0])
+		wa_die("%s: a block index of %" PRIu64 " and %" PRIu64 " entries does not fit the "
+		    "payload", path, counts[0], counts[1]);
+	uint64_t nb = counts[0] + counts[1], index_bytes = 16 + 12 * nb;
+	if ((h->payload_bytes - index_bytes) % 4)
+		wa_die("%s: the payload does not end on a word", path);
 	uint64_t *boff = wa_calloc(nb + 1, sizeof *boff);
+	uint32_t *first = wa_calloc(nb + 1, sizeof *first);
 	bin_in_read(&in, boff, 8 * nb);
-	boff[nb] = data_bytes;
+	bin_in_read(&in, first, 4 * nb);
+	boff[nb] = (h->payload_bytes - index_bytes) / 4;
 	for (uint64_t i = 0; i < nb; i++)
-		if (boff[i] > boff[i + 1] || (i == 0 && boff[0] != 0))
-			wa_die("%s: block %" PRIu64 " starts at %" PRIu64 ", out of order", path, i,
-			    boff[i]);
-	uint64_t base = in.consumed, records = 0, links = 0;
+		if (boff[i] >= boff[i + 1] || (i == 0 && boff[0] != 0))
+			wa_die("%s: block %" PRIu64 " starts at word %" PRIu64 ", out of order", path,
+			    i, boff[i]);
+	unsigned bits = slice_bits(hi - lo);
+	uint32_t escape = UINT32_MAX >> bits, mask = (UINT32_C(1) << bits) - 1;
+	uint64_t at = 0, links = 0, internal = 0;
 	for (uint64_t blk = 0; blk < nb; blk++) {
-		uint64_t next_src = 0;
-		while (in.consumed - base < boff[blk + 1]) {
-			uint64_t gap = bin_in_varint(&in), kw = bin_in_varint(&in);
-			uint64_t src = next_src + gap, n = (kw >> 2) + 1;
-			unsigned w = (unsigned)(kw & 3) + 1;
-			if (src >= b->old.nodes || src < next_src || n > hi - lo)
-				wa_die("%s: block %" PRIu64 ": a record of source %" PRIu64 " and %"
-				    PRIu64 " links does not fit", path, blk, src, n);
-			next_src = src + 1;
-			bool drop = is_fetched(b, src);
-			uint32_t new_src = 0;
-			bool have_src = false;
-			uint64_t dst = lo + bin_in_varint(&in);
-			for (uint64_t i = 0; i < n; i++) {
-				if (i > 0)
-					dst += bin_in_gap(&in, w) + 1;
-				if (dst >= hi || dst < lo || in.consumed - base > boff[blk + 1])
-					wa_die("%s: block %" PRIu64 ": a destination out of the slice",
-					    path, blk);
-				if (dst < w0 || dst >= w1)
-					continue;
-				if (drop) {
-					b->old_dropped++;
-					continue;
-				}
-				if (!have_src) {
-					new_src = u32file_get(&b->oldmap, src);
-					have_src = true;
-				}
-				matrix_add(b, new_src, remap[dst - w0]);
-				kept[dst - w0]++;
-				b->old_kept++;
+		bool inner = blk >= counts[0];
+		uint64_t major = first[blk];
+		while (at < boff[blk + 1]) {
+			uint32_t w, delta;
+			bin_in_read(&in, &w, 4);
+			delta = w >> bits;
+			if (delta == escape) {
+				if (++at == boff[blk + 1])
+					wa_die("%s: block %" PRIu64 ": an escaped word cut short", path,
+					    blk);
+				bin_in_read(&in, &delta, 4);
 			}
-			records++;
-			links += n;
+			at++;
+			major += delta;
+			uint64_t src = inner ? lo + (w & mask) : major;
+			uint64_t dst = inner ? major : lo + (w & mask);
+			if (src >= b->old.nodes || dst < lo || dst >= hi || (inner && src >= hi))
+				wa_die("%s: block %" PRIu64 ": a link %" PRIu64 " -> %" PRIu64
+				    " out of the slice", path, blk, src, dst);
+			links++;
+			internal += inner;
+			if (dst < w0 || dst >= w1)
+				continue;
+			if (is_fetched(b, src)) {
+				b->old_dropped++;
+				continue;
+			}
+			uint32_t new_src = src >= w0 && src < w1 ? remap[src - w0] :
+			    u32file_get(&b->oldmap, src);
+			matrix_add(b, new_src, remap[dst - w0]);
+			kept[dst - w0]++;
+			b->old_kept++;
 		}
-		if (in.consumed - base != boff[blk + 1])
-			wa_die("%s: block %" PRIu64 " does not end where the index says", path, blk);
 	}
-	if (records != h->count || links != h->aux[2])
-		wa_die("%s: %" PRIu64 " records and %" PRIu64 " links, the header says %" PRIu64
-		    " and %" PRIu64, path, records, links, h->count, h->aux[2]);
+	if (links != h->count || internal != h->aux[2])
+		wa_die("%s: %" PRIu64 " links, %" PRIu64 " internal, the header says %" PRIu64
+		    " and %" PRIu64, path, links, internal, h->count, h->aux[2]);
+	free(first);
 	bin_in_close(&in);
 	free(boff);
 	free(name);
@@ -2014,21 +2000,15 @@ spool_close(struct spool *sp)
 	fclose(sp->f);
 }
 
-/* The encoder of slice records (graph.h).  A record's length and gap
- * width come before its gaps, so the gaps wait in a buffer, and beyond it
- * in the tail spool: an out-degree has no limit. */
-#define RECORD_GAPS (256u << 10)
-
+/* The encoder of slice words (graph.h). */
 struct slice_writer {
-	struct spool blocks, tail;
-	uint32_t *gaps;
-	size_t ngaps;
+	struct spool words;
 	uint64_t *block_off;
-	uint64_t nblocks, block_cap, block_links, next_src;
-	uint64_t records, links;
-	uint64_t src, count, first, prev_dst, lo;
-	uint32_t max_gap;
-	unsigned width;		/* of the record being written out */
+	uint32_t *block_first;
+	uint64_t blocks, block_cap, external_blocks, block_links;
+	uint64_t nwords, links, internal;
+	uint64_t major, minor;
+	unsigned bits;
 };
 
 static void
@@ -2037,124 +2017,83 @@ to_bout(void *arg, const void *p, size_t n)
 	bout_put(arg, p, n);
 }
 
-/* Writes gaps in the record's width, little-endian. */
 static void
-put_gaps(struct slice_writer *sw, const uint32_t *g, size_t n)
+word_put(struct slice_writer *sw, uint32_t w)
 {
-	uint8_t out[4 * 4096];
-	while (n > 0) {
-		size_t m = n < 4096 ? n : 4096, len = 0;
-		for (size_t i = 0; i < m; i++) {
-			memcpy(out + len, &g[i], 4);
-			len += sw->width;
-		}
-		spool_put(&sw->blocks, out, len);
-		g += m;
-		n -= m;
-	}
+	spool_put(&sw->words, &w, 4);
+	sw->nwords++;
 }
 
+/* A block opens at the start of a section, and once the block before has
+ * its share of links, at the next major. */
 static void
-tail_to_gaps(void *arg, const void *p, size_t n)
+word_add(struct slice_writer *sw, bool internal, uint64_t major, uint64_t minor)
 {
-	uint32_t g[4096];
-	const uint8_t *q = p;
-	for (size_t done = 0; done < n;) {
-		size_t m = (n - done) / 4 < 4096 ? (n - done) / 4 : 4096;
-		memcpy(g, q + done, m * 4);
-		put_gaps(arg, g, m);
-		done += m * 4;
-	}
-}
-
-static void
-record_end(struct build *b, struct slice_writer *sw)
-{
-	if (sw->count == 0)
-		return;
-	if (sw->block_links == 0) {
-		if (sw->nblocks == sw->block_cap) {
+	bool new_section = internal && sw->external_blocks == UINT64_MAX;
+	if (new_section)
+		sw->external_blocks = sw->blocks;
+	else if (sw->blocks && (major < sw->major || (major == sw->major && minor <= sw->minor)))
+		wa_die("internal error: matrix out of order");
+	if (sw->blocks == 0 || new_section || (major != sw->major &&
+	    (sw->block_links >= GRAPH_BLOCK_LINKS ||
+	    (internal && major - sw->block_first[sw->blocks - 1] >= GRAPH_BLOCK_SPAN)))) {
+		if (sw->blocks == sw->block_cap) {
 			sw->block_cap = sw->block_cap ? 2 * sw->block_cap : 64;
 			sw->block_off = wa_reallocarray(sw->block_off, sw->block_cap, 8);
+			sw->block_first = wa_reallocarray(sw->block_first, sw->block_cap, 4);
 		}
-		sw->block_off[sw->nblocks++] = sw->blocks.bytes;
-		sw->next_src = 0;
-	}
-	sw->width = sw->max_gap < 1u << 8 ? 1 : sw->max_gap < 1u << 16 ? 2 :
-	    sw->max_gap < 1u << 24 ? 3 : 4;
-	uint8_t head[30], *p = head;
-	p = varint_put(p, sw->src - sw->next_src);
-	p = varint_put(p, (sw->count - 1) << 2 | (sw->width - 1));
-	p = varint_put(p, sw->first);
-	spool_put(&sw->blocks, head, (size_t)(p - head));
-	if (sw->tail.bytes)
-		spool_drain(&sw->tail, tail_to_gaps, sw);
-	put_gaps(sw, sw->gaps, sw->ngaps);
-	sw->ngaps = 0;
-	sw->max_gap = 0;
-	sw->next_src = sw->src + 1;
-	sw->records++;
-	sw->links += sw->count;
-	sw->block_links += sw->count;
-	if (sw->block_links >= GRAPH_BLOCK_LINKS)
+		sw->block_off[sw->blocks] = sw->nwords;
+		sw->block_first[sw->blocks++] = (uint32_t)major;
 		sw->block_links = 0;
-	b->out_mix += sw->count * graph_mix(sw->src);
-	sw->count = 0;
-}
-
-static void
-record_add(struct slice_writer *sw, uint64_t d)
-{
-	if (sw->count == 0) {
-		sw->first = d - sw->lo;
-	} else {
-		uint32_t g = (uint32_t)(d - sw->prev_dst - 1);
-		if (g > sw->max_gap)
-			sw->max_gap = g;
-		if (sw->ngaps == RECORD_GAPS) {
-			spool_put(&sw->tail, sw->gaps, sw->ngaps * 4);
-			sw->ngaps = 0;
-		}
-		sw->gaps[sw->ngaps++] = g;
 	}
-	sw->prev_dst = d;
-	sw->count++;
+	uint64_t delta = major - (sw->block_links ? sw->major : major);
+	uint32_t escape = UINT32_MAX >> sw->bits;
+	if (delta >= escape) {
+		word_put(sw, escape << sw->bits | (uint32_t)minor);
+		word_put(sw, (uint32_t)delta);
+	} else {
+		word_put(sw, (uint32_t)delta << sw->bits | (uint32_t)minor);
+	}
+	sw->major = major;
+	sw->minor = minor;
+	sw->block_links++;
+	sw->links++;
+	sw->internal += internal;
 }
 
-/* Writes slice k from the matrix records of that slice, which come in
- * source, then destination order. */
+/* Writes slice k from the matrix records of that slice. */
 static void
 write_slice(struct build *b, uint32_t k, const uint8_t **r, struct slice_writer *sw)
 {
-	sw->lo = b->bound[k];
-	sw->nblocks = sw->block_links = 0;
-	sw->records = sw->links = 0;
-	sw->count = 0;
-	for (; *r && get32(*r + 8) == k; *r = extsort_next(b->matrix)) {
-		uint32_t s = get32(*r + 4), d = get32(*r);
-		if (sw->count && s != sw->src) {
-			if (s < sw->src)
-				wa_die("internal error: matrix out of order");
-			record_end(b, sw);
-		}
-		if (sw->count && d <= sw->prev_dst)
-			wa_die("internal error: link %" PRIu32 " -> %" PRIu32 " twice", s, d);
-		if (d < sw->lo || d >= b->bound[k + 1])
-			wa_die("internal error: link to %" PRIu32 " in slice %" PRIu32, d, k);
-		sw->src = s;
-		record_add(sw, d);
+	uint64_t lo = b->bound[k], hi = b->bound[k + 1];
+	sw->bits = slice_bits(hi - lo);
+	sw->blocks = sw->block_links = sw->nwords = 0;
+	sw->links = sw->internal = 0;
+	sw->external_blocks = UINT64_MAX;
+	for (; *r && get32(*r + 8) >> 1 == k; *r = extsort_next(b->matrix)) {
+		bool internal = get32(*r + 8) & 1;
+		uint32_t major = get32(*r + 4), minor = get32(*r);
+		uint32_t s = internal ? minor : major, d = internal ? major : minor;
+		if (d < lo || d >= hi || (internal && (s < lo || s >= hi)))
+			wa_die("internal error: link %" PRIu32 " -> %" PRIu32 " in slice %" PRIu32,
+			    s, d, k);
+		word_add(sw, internal, major, minor - lo);
+		b->out_mix += graph_mix(s);
 		b->in_mix += graph_mix(d);
 	}
-	record_end(b, sw);
+	if (sw->external_blocks == UINT64_MAX)
+		sw->external_blocks = sw->blocks;
 
 	char *name = graph_slice_name(k);
 	struct bout o;
 	bout_open(&o, name, "SLCE");
-	bout_put(&o, &sw->nblocks, 8);
-	bout_put(&o, sw->block_off, sw->nblocks * 8);
-	spool_drain(&sw->blocks, to_bout, &o);
+	uint64_t counts[2] = { sw->external_blocks, sw->blocks - sw->external_blocks };
+	bout_put(&o, counts, 16);
+	bout_put(&o, sw->block_off, sw->blocks * 8);
+	bout_put(&o, sw->block_first, sw->blocks * 4);
+	spool_drain(&sw->words, to_bout, &o);
 	b->matrix_bytes += BIN_HEADER_BYTES + o.bytes;
-	bout_commit(&o, sw->records, (const uint64_t[3]){ sw->lo, b->bound[k + 1], sw->links });
+	bout_commit(&o, sw->links, (const uint64_t[3]){ lo, hi, sw->internal });
 	b->links += sw->links;
 	free(name);
 }
@@ -2163,9 +2102,7 @@ static void
 write_slices(struct build *b)
 {
 	struct slice_writer sw = { 0 };
-	spool_open(&sw.blocks);
-	spool_open(&sw.tail);
-	sw.gaps = wa_calloc(RECORD_GAPS, sizeof *sw.gaps);
+	spool_open(&sw.words);
 	extsort_finish(b->matrix);
 	sort_done("matrix", b->matrix);
 	progress_start(&pg, "slices", b->slices);
@@ -2177,10 +2114,9 @@ write_slices(struct build *b)
 	progress_end(&pg);
 	if (r)
 		wa_die("internal error: matrix records past the last slice");
-	spool_close(&sw.blocks);
-	spool_close(&sw.tail);
-	free(sw.gaps);
+	spool_close(&sw.words);
 	free(sw.block_off);
+	free(sw.block_first);
 	extsort_free(b->matrix);
 	b->matrix = NULL;
 	phase_done("slices");
@@ -2329,25 +2265,16 @@ dump_links(const char *dir)
 		struct slice *s = &sl[k];
 		slice_load(s);
 		for (uint64_t b = 0; b < s->blocks; b++) {
-			const uint8_t *p = s->data + s->block_off[b];
-			const uint8_t *end = s->data + s->block_off[b + 1];
-			uint64_t src = 0;
+			const uint32_t *p = s->data + s->block_off[b];
+			const uint32_t *end = s->data + s->block_off[b + 1];
+			bool internal = b >= s->external_blocks;
+			uint64_t major = s->block_first[b];
 			while (p < end) {
-				src += varint_get(&p);
-				uint64_t kw = varint_get(&p), n = (kw >> 2) + 1;
-				unsigned w = (unsigned)(kw & 3) + 1;
-				uint64_t dst = s->lo + varint_get(&p);
+				uint64_t minor = s->lo + slice_word(&p, &major, s->bits);
 				int slen, dlen;
-				const char *su = dump_url(&g, &urls, off, src, &slen);
-				for (uint64_t i = 0; i < n; i++) {
-					if (i > 0) {
-						dst += gap_get(p, w) + 1ULL;
-						p += w;
-					}
-					const char *du = dump_url(&g, &urls, off, dst, &dlen);
-					fprintf(so.in, "%.*s\t%.*s\n", slen, su, dlen, du);
-				}
-				src++;
+				const char *su = dump_url(&g, &urls, off, internal ? minor : major, &slen);
+				const char *du = dump_url(&g, &urls, off, internal ? major : minor, &dlen);
+				fprintf(so.in, "%.*s\t%.*s\n", slen, su, dlen, du);
 			}
 		}
 		slice_close(s);

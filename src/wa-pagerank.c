@@ -22,7 +22,7 @@ static const char usage[] =
 "  -i iterations    at most this many iterations (100)\n"
 "  -p file          personalisation E: url<TAB>weight, sorted by URL (uniform)\n"
 "  --init file      start from a previous importance (TSV or -b vector)\n"
-"  --renormalize    rescale each iterate by r (seed 000 eq. 2.6-2.7)\n"
+"  --renormalize    rescale each iterate by r (seed 000 eq. 2.6-2.7); Jacobi\n"
 "  --jacobi         power iteration instead of Gauss-Seidel\n"
 "  -U file          also write usefulness, computed in the same scans\n"
 "  -m size          memory budget (1G)\n"
@@ -155,7 +155,7 @@ main(int argc, char **argv)
 		case 'i': rank_option(RANK_OPT_ITERATIONS, optarg, &p); break;
 		case 'p': personalisation = optarg; break;
 		case OPT_INIT: init = optarg; break;
-		case OPT_RENORMALIZE: p.renormalize = true; break;
+		case OPT_RENORMALIZE: p.renormalize = p.jacobi = true; break;
 		case 'U': usefulness = optarg; break;
 		case 'o': out = optarg; break;
 		case 'b': vector = optarg; break;

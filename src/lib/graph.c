@@ -115,68 +115,83 @@ graph_map(const struct graph *g, enum graph_file f, struct bin_map *m)
 	return m->data;
 }
 
-/* A varint that must end before end and fit 64 bits. */
-static bool
-varint_get_checked(const uint8_t **p, const uint8_t *end, uint64_t *v)
+unsigned
+slice_bits(uint64_t pages)
 {
-	const uint8_t *q = *p;
-	for (int n = 0; q < end && n < 10; n++)
-		if (!(*q++ & 0x80)) {
-			*v = varint_get(p);
-			return true;
-		}
-	return false;
+	unsigned bits = 1;
+	while (bits < 32 && pages > UINT64_C(1) << bits)
+		bits++;
+	return bits;
 }
 
 struct matrix_check {
-	uint64_t records, links;
+	uint64_t links, internal;
 	uint64_t out_sum, in_sum;	/* degree checksums, see graph_mix */
 };
 
-/* Walks the records of blocks [b0, b1) in buf with bounds checks: a slice
+/* Walks the words of blocks [b0, b1) in buf with bounds checks: a slice
  * that passed its CRC may still come from a faulty writer, and the fast
  * decoders trust it. */
 static void
-check_blocks(const struct slice *s, uint64_t b0, uint64_t b1, const uint8_t *buf,
+check_blocks(const struct slice *s, uint64_t b0, uint64_t b1, const uint32_t *buf,
     uint64_t nodes, struct matrix_check *mc)
 {
-	const uint8_t *base = buf - s->block_off[b0];
+	const uint32_t *base = buf - s->block_off[b0];
+	const uint64_t width = s->hi - s->lo, escape = UINT32_MAX >> s->bits;
 	for (uint64_t b = b0; b < b1; b++) {
-		const uint8_t *p = base + s->block_off[b], *bend = base + s->block_off[b + 1];
-		uint64_t next_src = 0;	/* the least id the next source may have */
-		while (p < bend) {
-			uint64_t gap, k, d;
-			if (!varint_get_checked(&p, bend, &gap) || !varint_get_checked(&p, bend, &k))
-				wa_die("%s: block %llu: record cut short", s->path,
-				    (unsigned long long)b);
-			uint64_t src = next_src + gap;
-			if (src >= nodes || src < next_src)
-				wa_die("%s: block %llu: source id %llu, the graph has %llu nodes",
-				    s->path, (unsigned long long)b, (unsigned long long)src,
-				    (unsigned long long)nodes);
-			next_src = src + 1;
-			unsigned w = (unsigned)(k & 3) + 1;
-			k = (k >> 2) + 1;
-			if (!varint_get_checked(&p, bend, &d) || (uint64_t)(bend - p) < (k - 1) * w)
-				wa_die("%s: block %llu: record cut short", s->path,
-				    (unsigned long long)b);
-			uint64_t dst = s->lo + d;
-			for (uint64_t i = 0; i < k; i++) {
-				if (i > 0) {
-					dst += gap_get(p, w) + 1ULL;
-					p += w;
-				}
-				if (dst >= s->hi)
-					wa_die("%s: block %llu: destination %llu outside the slice's "
-					    "ids %llu to %llu", s->path, (unsigned long long)b,
-					    (unsigned long long)dst, (unsigned long long)s->lo,
-					    (unsigned long long)s->hi - 1);
-				mc->in_sum += graph_mix(dst);
+		const uint32_t *p = base + s->block_off[b], *end = base + s->block_off[b + 1];
+		bool internal = b >= s->external_blocks;
+		uint64_t major = s->block_first[b], minor = 0, n = 0;
+		while (p < end) {
+			uint32_t w = *p++;
+			uint64_t delta = w >> s->bits, at = major;
+			if (delta == escape) {
+				if (p == end)
+					wa_die("%s: block %llu: an escaped word cut short", s->path,
+					    (unsigned long long)b);
+				delta = *p++;
 			}
-			mc->out_sum += k * graph_mix(src);
-			mc->records++;
-			mc->links += k;
+			major += delta;
+			uint64_t m = w & ((UINT32_C(1) << s->bits) - 1);
+			if (n == 0 ? delta != 0 : delta == 0 ? m <= minor : false)
+				wa_die("%s: block %llu: links out of order after id %llu", s->path,
+				    (unsigned long long)b, (unsigned long long)at);
+			minor = m;
+			uint64_t src = internal ? s->lo + minor : major;
+			uint64_t dst = internal ? major : s->lo + minor;
+			if (src >= nodes || minor >= width || (internal ? dst >= s->hi || dst < s->lo ||
+			    src == dst : src >= s->lo && src < s->hi))
+				wa_die("%s: block %llu: a link %llu -> %llu that does not belong in "
+				    "the %s section of ids %llu to %llu", s->path,
+				    (unsigned long long)b, (unsigned long long)src,
+				    (unsigned long long)dst, internal ? "internal" : "external",
+				    (unsigned long long)s->lo, (unsigned long long)s->hi - 1);
+			mc->out_sum += graph_mix(src);
+			mc->in_sum += graph_mix(dst);
+			mc->internal += internal;
+			n++;
 		}
+		if (n == 0)
+			wa_die("%s: block %llu is empty", s->path, (unsigned long long)b);
+		if (b + 1 < s->blocks && b + 1 != s->external_blocks &&
+		    s->block_first[b + 1] <= major)
+			wa_die("%s: block %llu begins with id %llu, not after the block before",
+			    s->path, (unsigned long long)b + 1,
+			    (unsigned long long)s->block_first[b + 1]);
+		mc->links += n;
+	}
+}
+
+static void
+read_index(struct bin_reader *r, const char *path, void *out, uint64_t bytes)
+{
+	size_t got;
+	for (uint64_t done = 0; done < bytes; done += got) {
+		const char *msg = bin_read(r, (char *)out + done, bytes - done, &got);
+		if (msg)
+			wa_die("%s", msg);
+		if (got == 0)
+			wa_die("%s: the block index is cut short", path);
 	}
 }
 
@@ -195,35 +210,43 @@ slice_open(const struct graph *g, uint32_t k, struct slice *s)
 	check_member(g, s->path, &r.h, GF_COUNT + k, r.h.count);
 	s->lo = r.h.aux[0];
 	s->hi = r.h.aux[1];
-	s->links = r.h.aux[2];
-	s->records = r.h.count;
+	s->internal = r.h.aux[2];
+	s->links = r.h.count;
 	if (s->lo != g->bound[k] || s->hi != g->bound[k + 1])
 		wa_die("%s: covers ids %llu to %llu, the manifest says %llu to %llu", s->path,
 		    (unsigned long long)s->lo, (unsigned long long)s->hi,
 		    (unsigned long long)g->bound[k], (unsigned long long)g->bound[k + 1]);
-	if (r.h.payload_bytes < 8)
+	if (s->hi - s->lo > GRAPH_SLICE_LIMIT)
+		wa_die("%s: a slice of %llu pages, more than the format's %u", s->path,
+		    (unsigned long long)(s->hi - s->lo), GRAPH_SLICE_LIMIT);
+	s->bits = slice_bits(s->hi - s->lo);
+	uint64_t counts[2];
+	if (r.h.payload_bytes < 16)
 		wa_die("%s: no block index", s->path);
-	size_t got;
-	msg = bin_read(&r, &s->blocks, 8, &got);
-	if (msg || got != 8)
-		wa_die("%s", msg ? msg : "cannot read the block index");
-	if (s->blocks > (r.h.payload_bytes - 8) / 8)
-		wa_die("%s: a block index of %llu entries does not fit the payload", s->path,
-		    (unsigned long long)s->blocks);
-	uint64_t index_bytes = 8 + s->blocks * 8;
-	s->data_bytes = r.h.payload_bytes - index_bytes;
+	read_index(&r, s->path, counts, 16);
+	s->external_blocks = counts[0];
+	if (counts[0] > (r.h.payload_bytes - 16) / 12 ||
+	    counts[1] > (r.h.payload_bytes - 16) / 12 - counts[0])
+		wa_die("%s: a block index of %llu and %llu entries does not fit the payload",
+		    s->path, (unsigned long long)counts[0], (unsigned long long)counts[1]);
+	s->blocks = counts[0] + counts[1];
+	uint64_t index_bytes = 16 + s->blocks * 12;
+	if ((r.h.payload_bytes - index_bytes) % 4)
+		wa_die("%s: %llu payload bytes do not end on a word", s->path,
+		    (unsigned long long)r.h.payload_bytes);
+	s->words = (r.h.payload_bytes - index_bytes) / 4;
 	s->data_pos = BIN_HEADER_BYTES + index_bytes;
 	s->block_off = wa_calloc(s->blocks + 1, sizeof *s->block_off);
-	for (uint64_t done = 0; done < s->blocks * 8; done += got) {
-		msg = bin_read(&r, (char *)s->block_off + done, s->blocks * 8 - done, &got);
-		if (msg || got == 0)
-			wa_die("%s", msg ? msg : "cannot read the block index");
-	}
-	s->block_off[s->blocks] = s->data_bytes;
+	s->block_first = wa_calloc(s->blocks + 1, sizeof *s->block_first);
+	read_index(&r, s->path, s->block_off, s->blocks * 8);
+	read_index(&r, s->path, s->block_first, s->blocks * 4);
+	s->block_off[s->blocks] = s->words;
 	for (uint64_t b = 0; b < s->blocks; b++)
-		if (s->block_off[b] > s->block_off[b + 1] || (b == 0 && s->block_off[0] != 0))
-			wa_die("%s: block %llu starts at %llu, out of order", s->path,
+		if (s->block_off[b] >= s->block_off[b + 1] || (b == 0 && s->block_off[0] != 0))
+			wa_die("%s: block %llu starts at word %llu, out of order", s->path,
 			    (unsigned long long)b, (unsigned long long)s->block_off[b]);
+	if (s->blocks == 0 && s->words)
+		wa_die("%s: words without blocks", s->path);
 	/* The payload CRC is checked by graph_check_matrix, which reads it all. */
 	s->fd = dup(r.fd);
 	if (s->fd < 0)
@@ -232,11 +255,12 @@ slice_open(const struct graph *g, uint32_t k, struct slice *s)
 }
 
 uint64_t
-slice_read_blocks(const struct slice *s, uint64_t b0, uint64_t b1, uint8_t *buf)
+slice_read_blocks(const struct slice *s, uint64_t b0, uint64_t b1, uint32_t *buf)
 {
-	uint64_t off = s->block_off[b0], n = s->block_off[b1] - off;
+	uint64_t off = s->block_off[b0] * 4, n = s->block_off[b1] * 4 - off;
+	char *to = (char *)buf;
 	for (uint64_t done = 0; done < n;) {
-		ssize_t r = pread(s->fd, buf + done, n - done, (off_t)(s->data_pos + off + done));
+		ssize_t r = pread(s->fd, to + done, n - done, (off_t)(s->data_pos + off + done));
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0)
@@ -245,14 +269,13 @@ slice_read_blocks(const struct slice *s, uint64_t b0, uint64_t b1, uint8_t *buf)
 			wa_die("%s: the file has become shorter while being read", s->path);
 		done += (uint64_t)r;
 	}
-	memset(buf + n, 0, SLICE_PAD);
-	return n;
+	return n / 4;
 }
 
 void
 slice_load(struct slice *s)
 {
-	s->data = wa_malloc(s->data_bytes + SLICE_PAD);
+	s->data = wa_malloc(s->words ? s->words * 4 : 1);
 	slice_read_blocks(s, 0, s->blocks, s->data);
 }
 
@@ -263,6 +286,7 @@ slice_close(struct slice *s)
 		close(s->fd);
 	free(s->path);
 	free(s->block_off);
+	free(s->block_first);
 	free(s->data);
 	memset(s, 0, sizeof *s);
 }
@@ -272,41 +296,42 @@ graph_check_matrix(const struct graph *g, struct slice *slices, const uint32_t *
     const uint32_t *indeg, const bool *keep, uint64_t run_bytes)
 {
 	struct matrix_check total = { 0 };
-	uint8_t *buf = NULL;
+	uint32_t *buf = NULL;
 	size_t cap = 0;
 	for (uint32_t k = 0; k < g->slices; k++) {
 		struct slice *s = &slices[k];
 		struct matrix_check mc = { 0 };
 		/* The CRC covers the block index too. */
 		uint32_t crc = (uint32_t)crc32(0L, Z_NULL, 0);
-		uint64_t nblocks = s->blocks;
-		crc = (uint32_t)crc32_z(crc, (const Bytef *)&nblocks, 8);
+		uint64_t counts[2] = { s->external_blocks, s->blocks - s->external_blocks };
+		crc = (uint32_t)crc32_z(crc, (const Bytef *)counts, 16);
 		crc = (uint32_t)crc32_z(crc, (const Bytef *)s->block_off, s->blocks * 8);
+		crc = (uint32_t)crc32_z(crc, (const Bytef *)s->block_first, s->blocks * 4);
 		if (keep && keep[k]) {
 			slice_load(s);
-			crc = (uint32_t)crc32_z(crc, s->data, s->data_bytes);
+			crc = (uint32_t)crc32_z(crc, (const Bytef *)s->data, s->words * 4);
 			check_blocks(s, 0, s->blocks, s->data, g->nodes, &mc);
 		} else {
 			for (uint64_t b0 = 0, b1; b0 < s->blocks; b0 = b1) {
 				for (b1 = b0 + 1; b1 < s->blocks &&
-				    s->block_off[b1 + 1] - s->block_off[b0] <= run_bytes; b1++)
+				    (s->block_off[b1 + 1] - s->block_off[b0]) * 4 <= run_bytes; b1++)
 					;
-				uint64_t need = s->block_off[b1] - s->block_off[b0] + SLICE_PAD;
+				uint64_t need = s->block_off[b1] - s->block_off[b0];
 				if (need > cap) {
 					free(buf);
-					buf = wa_malloc(cap = need);
+					buf = wa_reallocarray(NULL, cap = need, 4);
 				}
 				uint64_t n = slice_read_blocks(s, b0, b1, buf);
-				crc = (uint32_t)crc32_z(crc, buf, n);
+				crc = (uint32_t)crc32_z(crc, (const Bytef *)buf, n * 4);
 				check_blocks(s, b0, b1, buf, g->nodes, &mc);
 			}
 		}
 		if (crc != g->file_crc[GF_COUNT + k])
 			wa_die("%s: payload checksum mismatch: the data is corrupt", s->path);
-		if (mc.records != s->records || mc.links != s->links)
-			wa_die("%s: %llu records and %llu links, the header says %llu and %llu",
-			    s->path, (unsigned long long)mc.records, (unsigned long long)mc.links,
-			    (unsigned long long)s->records, (unsigned long long)s->links);
+		if (mc.links != s->links || mc.internal != s->internal)
+			wa_die("%s: %llu links, %llu internal, the header says %llu and %llu",
+			    s->path, (unsigned long long)mc.links, (unsigned long long)mc.internal,
+			    (unsigned long long)s->links, (unsigned long long)s->internal);
 		total.links += mc.links;
 		total.out_sum += mc.out_sum;
 		total.in_sum += mc.in_sum;

@@ -16,21 +16,28 @@
  *   outdeg     ODEG  count N; u32 distinct out-links of each id.
  *   indeg      IDEG  count N; u32 distinct in-links of each id.
  *   types      TYPE  count N; u8 page type of each id (enum page_type).
- *   slice-KKKK SLCE  count R records; aux lo, hi, links.
+ *   slice-KKKK SLCE  count links; aux lo, hi, internal links.
  *
- * A slice payload: u64 B, then B u64 offsets of its blocks relative to the
- * end of this index, then the blocks.  A block is a run of records in
- * ascending source order; a record holds one source and its k links into
- * the slice, destinations ascending:
- *   varint(src - prev - 1)      prev is -1 at the start of every block
- *   varint((k - 1) << 2 | w - 1)
- *   varint(dst[0] - lo)
- *   k - 1 gaps dst[m] - dst[m-1] - 1, each in w bytes, little-endian
- * w (1 to 4) is the width of the record's largest gap.  Varints are
- * LEB128: 7 bits a byte, low bits first, high bit "more".  Fixed-width
- * gaps decode without a branch per link, which varints would need; the
- * width per record keeps a site's close links in one byte.  Blocks let
- * threads split a slice without decoding it first. */
+ * A slice holds its links in two sections of blocks.  External links
+ * (source outside the slice) come in (source, destination) order, for a
+ * scatter into the slice's sums; internal links (source inside) come in
+ * (destination, source) order, so that Gauss-Seidel can finish each page
+ * of the slice as soon as its sums are complete and let the next pages
+ * use its new value at once.  Each link is one u32 word
+ *   (major delta) << b | minor
+ * where minor is the other end less lo (the destination of an external
+ * link, the source of an internal one), b = bits of hi - lo - 1 (at least
+ * 1; a slice holds at most 2^24 pages, so 8 bits or more are left for the
+ * delta), and major is the source (external) or destination (internal),
+ * given as its increase over the link before in the block; a block's
+ * first link has delta 0 from the block's first id.  A delta that does
+ * not fit takes the field's largest value and the next word holds it.
+ * Blocks split only between two majors: a thread owns whole sources (or
+ * destinations) and writes them without locks.
+ *
+ * The payload: u64 E, u64 I, E + I u64 word offsets of the blocks (E
+ * external ones first), E + I u32 first ids, then the words.  Header:
+ * count links; aux lo, hi, internal links. */
 #ifndef WA_GRAPH_H
 #define WA_GRAPH_H
 
@@ -40,12 +47,16 @@
 
 #include "binfile.h"
 
-#define GRAPH_VERSION 1
+#define GRAPH_VERSION 2
 #define GRAPH_MAX_NODES UINT32_MAX	/* ids are u32; N <= 2^32-1 */
-/* A block closes once it holds this many links. */
+/* A block closes at the next major once it holds this many links or, in
+ * the internal section, spans this many destinations: threads split a
+ * slice's pages at block starts. */
 #define GRAPH_BLOCK_LINKS 16384
+#define GRAPH_BLOCK_SPAN 4096
 #define GRAPH_MIN_SLICE_NODES 64
-#define GRAPH_MAX_SLICE_NODES (1u << 20)
+#define GRAPH_MAX_SLICE_NODES (1u << 20)	/* chosen by the budget */
+#define GRAPH_SLICE_LIMIT (1u << 24)		/* of the word format */
 
 enum page_type {
 	PAGE_UNKNOWN = 0,	/* '-': seen only as a link target */
@@ -85,28 +96,30 @@ char *graph_slice_name(uint32_t k);	/* "slice-0007" */
 const void *graph_map(const struct graph *g, enum graph_file f, struct bin_map *m);
 
 /* A slice: its header and block index, checked against the manifest at
- * open.  The records are read either whole into memory (slice_load) or a
+ * open.  The words are read either whole into memory (slice_load) or a
  * run of blocks at a time (slice_read_blocks), for matrices larger than
  * the memory budget. */
 struct slice {
 	uint32_t k;
 	char *path;
 	int fd;
-	uint64_t lo, hi, records, links;
-	uint64_t blocks;
-	uint64_t *block_off;	/* blocks + 1 offsets; the last is data_bytes */
-	uint64_t data_pos;	/* file offset of the first block */
-	uint64_t data_bytes;
-	uint8_t *data;		/* all records, after slice_load */
+	uint64_t lo, hi, links, internal;
+	unsigned bits;		/* of the minor part of a word */
+	uint64_t blocks, external_blocks;
+	uint64_t *block_off;	/* blocks + 1 word offsets; the last is words */
+	uint32_t *block_first;	/* blocks */
+	uint64_t data_pos;	/* file offset of the first word */
+	uint64_t words;
+	uint32_t *data;		/* all words, after slice_load */
 };
 
 void slice_open(const struct graph *g, uint32_t k, struct slice *s);
-/* Reads blocks [b0, b1) into buf, which has room for their bytes plus
- * SLICE_PAD; returns their size. */
-uint64_t slice_read_blocks(const struct slice *s, uint64_t b0, uint64_t b1, uint8_t *buf);
-#define SLICE_PAD 16
+/* Reads the words of blocks [b0, b1) into buf; returns their number. */
+uint64_t slice_read_blocks(const struct slice *s, uint64_t b0, uint64_t b1, uint32_t *buf);
 void slice_load(struct slice *s);
 void slice_close(struct slice *s);
+/* The bits of the minor part of the words of a slice of that many pages. */
+unsigned slice_bits(uint64_t pages);
 
 /* Reads every slice once: payload CRCs, record structure (ids in range,
  * ascending, counts as the headers say), and the degree checksums against
@@ -131,38 +144,16 @@ graph_mix(uint64_t x)
 	return x ^ (x >> 31);
 }
 
-static inline uint64_t
-varint_get(const uint8_t **p)
-{
-	const uint8_t *q = *p;
-	uint64_t v = *q & 0x7f;
-	unsigned shift = 7;
-	while (*q++ & 0x80) {
-		v |= (uint64_t)(*q & 0x7f) << shift;
-		shift += 7;
-	}
-	*p = q;
-	return v;
-}
-
-/* A gap of w bytes; the slice's padding makes the 4-byte load safe. */
+/* The next link of a block: the minor part returned, the major moved on.
+ * The escape is rare; the rest is a shift and a mask. */
 static inline uint32_t
-gap_get(const uint8_t *p, unsigned w)
+slice_word(const uint32_t **p, uint64_t *major, unsigned bits)
 {
-	uint32_t v;
-	__builtin_memcpy(&v, p, 4);
-	return w == 4 ? v : v & ((1u << (8 * w)) - 1);
-}
-
-static inline uint8_t *
-varint_put(uint8_t *p, uint64_t v)
-{
-	while (v >= 0x80) {
-		*p++ = (uint8_t)(v | 0x80);
-		v >>= 7;
-	}
-	*p++ = (uint8_t)v;
-	return p;
+	uint32_t w = *(*p)++, delta = w >> bits;
+	if (__builtin_expect(delta == UINT32_MAX >> bits, 0))
+		delta = *(*p)++;
+	*major += delta;
+	return w & ((UINT32_C(1) << bits) - 1);
 }
 
 #endif

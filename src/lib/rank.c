@@ -21,15 +21,24 @@
 
 struct engine;
 
+struct change {
+	double l1, l2;
+};
+
 struct worker {
 	struct engine *e;
 	unsigned t;
-	double *acc;			/* this thread's sums for the importance slice */
-	uint8_t *buf;			/* a run of streamed blocks */
+	double *acc;			/* importance: its sums of the slice's external links */
+	double *use_sums;		/* usefulness: its sums into the slice's own sources */
+	uint32_t *buf;			/* a run of streamed blocks */
 	size_t buf_cap;
 	const struct slice *s;
-	uint64_t b0, b1;		/* its blocks of the slice */
+	uint64_t b0, b1;		/* its blocks of the section being scanned */
+	uint64_t lo, hi;		/* internal section: the destinations it finishes */
+	uint64_t next;			/* the next of them to finish */
 	uint64_t released;		/* x and r given back below this id */
+	struct change ch;		/* of importance, over its destinations */
+	double dangling_delta, unscaled;
 };
 
 struct engine {
@@ -46,8 +55,8 @@ struct engine {
 	bool imp, use;
 	/* importance */
 	double *pr, *x, *next;		/* x = pr / outdeg, 0 when dangling */
+	double *x_before;		/* the slice's x before its internal links */
 	double dangling;		/* sum of pr over pages without out-links */
-	double r_eq27;			/* --renormalize: r of eq. 2.7, last sweep's */
 	double unscaled;		/* --renormalize: this sweep's |cM PR + (1-c)E| */
 	/* usefulness */
 	double *u, *r;			/* r: residual (Gauss-Seidel) or sums (Jacobi) */
@@ -65,185 +74,6 @@ e_at(const double *e, uint64_t n, uint64_t i)
 {
 	return e ? e[i] : 1.0 / (double)n;
 }
-
-/* The records of blocks [b0, b1) in buf: importance sums into acc from x,
- * usefulness sums into r[src] from the slice's y.  One function with the
- * flags constant at each call, so the compiler makes one loop per mode. */
-static inline uint64_t
-decode_blocks(const struct slice *s, uint64_t b0, uint64_t b1, const uint8_t *buf,
-    bool imp, bool use, const double *x, double *acc, const double *y, double *r)
-{
-	const uint8_t *base = buf - s->block_off[b0];
-	uint64_t src = 0;
-	for (uint64_t b = b0; b < b1; b++) {
-		const uint8_t *p = base + s->block_off[b], *end = base + s->block_off[b + 1];
-		src = 0;
-		while (p < end) {
-			src += varint_get(&p);
-			uint64_t head = varint_get(&p);
-			uint64_t k = head >> 2, d = varint_get(&p);
-			unsigned w = (unsigned)(head & 3) + 1;
-			double xv = imp ? x[src] : 0, sum = 0;
-			if (imp)
-				acc[d] += xv;
-			if (use)
-				sum += y[d];
-			/* One loop per width, so that the gaps load without a branch. */
-#define GAPS(W) for (; k; k--, p += W) { \
-				d += gap_get(p, W) + 1; \
-				if (imp) acc[d] += xv; \
-				if (use) sum += y[d]; \
-			}
-			switch (w) {
-			case 1: GAPS(1); break;
-			case 2: GAPS(2); break;
-			case 3: GAPS(3); break;
-			default: GAPS(4); break;
-			}
-#undef GAPS
-			if (use)
-				r[src] += sum;
-			src++;
-		}
-	}
-	return src;
-}
-
-/* Importance alone, with the scatter into acc delayed by PREFETCH links
- * after a prefetch of its line: a slice's sums outgrow the caches, and
- * the delay lets many of their misses overlap. */
-#define PREFETCH 16
-static uint64_t
-decode_importance(const struct slice *s, uint64_t b0, uint64_t b1, const uint8_t *buf,
-    const double *x, double *acc)
-{
-	uint32_t pd[PREFETCH];
-	double pv[PREFETCH];
-	unsigned n = 0;
-	uint64_t src = 0;
-	const uint8_t *base = buf - s->block_off[b0];
-	for (uint64_t b = b0; b < b1; b++) {
-		const uint8_t *p = base + s->block_off[b], *end = base + s->block_off[b + 1];
-		src = 0;
-		while (p < end) {
-			src += varint_get(&p);
-			uint64_t head = varint_get(&p);
-			uint64_t k = (head >> 2) + 1, d = varint_get(&p);
-			unsigned w = (unsigned)(head & 3) + 1;
-			double xv = x[src];
-			for (;;) {
-				unsigned slot = n++ & (PREFETCH - 1);
-				if (n > PREFETCH)
-					acc[pd[slot]] += pv[slot];
-				__builtin_prefetch(&acc[d], 1, 3);
-				pd[slot] = (uint32_t)d;
-				pv[slot] = xv;
-				if (!--k)
-					break;
-				d += gap_get(p, w) + 1;
-				p += w;
-			}
-			src++;
-		}
-	}
-	for (unsigned i = n > PREFETCH ? n - PREFETCH : 0; i < n; i++)
-		acc[pd[i & (PREFETCH - 1)]] += pv[i & (PREFETCH - 1)];
-	return src;
-}
-
-/* Decodes blocks [b0, b1).  With the vectors on disk it goes a block at a
- * time and gives back the pages of x and r below the last source seen:
- * the thread's sources only go up. */
-static void
-run_blocks(struct worker *w, uint64_t b0, uint64_t b1, const uint8_t *buf)
-{
-	struct engine *e = w->e;
-	const struct slice *s = w->s;
-	uint64_t step = e->p->on_disk ? 1 : b1 - b0;
-	for (uint64_t b = b0; b < b1; b += step) {
-		const uint8_t *at = buf + (s->block_off[b] - s->block_off[b0]);
-		uint64_t end;
-		if (e->imp && e->use)
-			end = decode_blocks(s, b, b + step, at, true, true, e->x, w->acc, e->y, e->r);
-		else if (e->imp)
-			end = decode_importance(s, b, b + step, at, e->x, w->acc);
-		else
-			end = decode_blocks(s, b, b + step, at, false, true, NULL, NULL, e->y, e->r);
-		if (e->p->on_disk && end > w->released + 1) {
-			rank_release(e->p, e->x, w->released, end - 1, sizeof(double));
-			rank_release(e->p, e->r, w->released, end - 1, sizeof(double));
-			w->released = end - 1;
-		}
-	}
-}
-
-static void *
-work(void *arg)
-{
-	struct worker *w = arg;
-	const struct slice *s = w->s;
-	if (w->e->imp)
-		memset(w->acc, 0, (s->hi - s->lo) * sizeof *w->acc);
-	if (!w->e->streamed) {
-		run_blocks(w, w->b0, w->b1, s->data + s->block_off[w->b0]);
-		return NULL;
-	}
-	for (uint64_t b0 = w->b0, b1; b0 < w->b1; b0 = b1) {
-		for (b1 = b0 + 1; b1 < w->b1 &&
-		    s->block_off[b1 + 1] - s->block_off[b0] <= w->e->p->run_bytes; b1++)
-			;
-		size_t need = s->block_off[b1] - s->block_off[b0] + SLICE_PAD;
-		if (need > w->buf_cap) {
-			free(w->buf);
-			w->buf = wa_malloc(w->buf_cap = need);
-		}
-		slice_read_blocks(s, b0, b1, w->buf);
-		run_blocks(w, b0, b1, w->buf);
-	}
-	return NULL;
-}
-
-/* Splits the blocks of s among the threads by bytes, runs them, and adds
- * the importance sums of the others to thread 0's in thread order. */
-static void
-scan_slice(struct engine *e, const struct slice *s)
-{
-	pthread_t tid[64];
-	for (unsigned t = 0; t < e->nt; t++) {
-		struct worker *w = &e->w[t];
-		uint64_t want = s->data_bytes * t / e->nt;
-		uint64_t b = 0, hi = s->blocks;
-		while (b < hi) {	/* first block starting at or after want */
-			uint64_t mid = (b + hi) / 2;
-			if (s->block_off[mid] < want)
-				b = mid + 1;
-			else
-				hi = mid;
-		}
-		w->s = s;
-		w->released = 0;
-		w->b0 = t ? b : 0;
-		if (t)
-			e->w[t - 1].b1 = w->b0;
-	}
-	e->w[e->nt - 1].b1 = s->blocks;
-	for (unsigned t = 1; t < e->nt; t++)
-		if (pthread_create(&tid[t], NULL, work, &e->w[t]) != 0)
-			wa_die("cannot start a thread");
-	work(&e->w[0]);
-	for (unsigned t = 1; t < e->nt; t++)
-		pthread_join(tid[t], NULL);
-	if (e->imp)
-		for (unsigned t = 1; t < e->nt; t++) {
-			double *a = e->w[0].acc, *b = e->w[t].acc;
-			for (uint64_t j = 0; j < s->hi - s->lo; j++)
-				a[j] += b[j];
-		}
-}
-
-struct change {
-	double l1, l2;
-};
 
 static void
 change_add(struct change *c, double d)
@@ -318,32 +148,265 @@ refresh_importance(struct engine *e, double scale)
 	e->dangling = d;
 }
 
-/* The new importance of slice s from its sums, into pr (Gauss-Seidel) or
- * next (Jacobi).  With --renormalize, Gauss-Seidel scales each slice by
- * the r of the last sweep, so that at the fix-point every slice has the
- * same r, that of eq. 2.6-2.7; Jacobi scales the whole sweep at its end. */
-static void
-finish_importance(struct engine *e, const struct slice *s, struct change *ch)
+/* External links of blocks [b0, b1) in buf: importance sums into acc
+ * from x, usefulness sums into r[src] from the slice's y.  One function
+ * with the flags constant at each call, so the compiler makes one loop per
+ * mode.  Returns the last source. */
+static inline uint64_t
+scan_external(const struct slice *s, uint64_t b0, uint64_t b1, const uint32_t *buf,
+    bool imp, bool use, const double *x, double *acc, const double *y, double *r)
 {
-	const double c = e->p->damping, *acc = e->w[0].acc;
-	const bool renormalize = e->p->renormalize, jacobi = e->p->jacobi;
-	double *out = jacobi ? e->next : e->pr;
-	double dangling_delta = 0, scale = renormalize && !jacobi ? e->r_eq27 : 1;
-	for (uint64_t j = s->lo; j < s->hi; j++) {
-		double ej = e_at(e->v->e, e->n, j);
-		double spread = renormalize ? 0 : c * e->dangling * ej;
-		double v = c * acc[j - s->lo] + spread + (1 - c) * ej;
-		e->unscaled += v;
-		v *= scale;
-		if (!(renormalize && jacobi))	/* that one changes at the end */
-			change_add(ch, v - e->pr[j]);
-		if (!e->outdeg[j])
-			dangling_delta += v - e->pr[j];
-		out[j] = v;
+	const uint32_t *base = buf - s->block_off[b0];
+	const unsigned bits = s->bits;
+	uint64_t src = 0;
+	for (uint64_t b = b0; b < b1; b++) {
+		const uint32_t *p = base + s->block_off[b], *end = base + s->block_off[b + 1];
+		src = s->block_first[b];
+		while (p < end) {
+			uint32_t d = slice_word(&p, &src, bits);
+			if (imp)
+				acc[d] += x[src];
+			if (use)
+				r[src] += y[d];
+		}
 	}
-	if (!jacobi) {
-		set_contributions(e, s->lo, s->hi);
-		e->dangling += dangling_delta;
+	return src;
+}
+
+/* The new importance of page j from its sums, into pr (Gauss-Seidel, with
+ * x at once, for the pages after it) or next (Jacobi; with renormalize the
+ * sweep is scaled at its end). */
+static inline void
+finish_page(struct engine *e, struct worker *w, uint64_t j, double sum)
+{
+	const struct slice *s = w->s;
+	const double c = e->p->damping;
+	const bool renormalize = e->p->renormalize, jacobi = e->p->jacobi;
+	double ej = e_at(e->v->e, e->n, j);
+	for (unsigned t = 0; t < e->nt; t++)
+		sum += e->w[t].acc[j - s->lo];
+	/* The dangling pages' rank as this thread knows it: Gauss-Seidel again. */
+	double dangling = e->dangling + (jacobi ? 0 : w->dangling_delta);
+	double v = c * sum + (renormalize ? 0 : c * dangling * ej) + (1 - c) * ej;
+	w->unscaled += v;
+	if (!renormalize)	/* that one changes at the end */
+		change_add(&w->ch, v - e->pr[j]);
+	if (!e->outdeg[j])
+		w->dangling_delta += v - e->pr[j];
+	if (jacobi) {
+		e->next[j] = v;
+	} else {
+		e->pr[j] = v;
+		e->x[j] = e->outdeg[j] ? v / e->outdeg[j] : 0;
+	}
+}
+
+/* Internal links of blocks [b0, b1), destinations in order, each summed
+ * from the sources and finished before the next: Gauss-Seidel within the
+ * slice as well as between slices.  A source among this thread's pages
+ * has its value of this sweep if it comes first; one among another
+ * thread's, the value the slice began with, whatever the timing.
+ * Usefulness sums into use_sums from y.  Returns the next page to finish. */
+static inline uint64_t
+scan_internal(struct engine *e, struct worker *w, uint64_t b0, uint64_t b1,
+    const uint32_t *buf, uint64_t next, bool imp, bool use)
+{
+	const struct slice *s = w->s;
+	const uint32_t *base = buf - s->block_off[b0];
+	const unsigned bits = s->bits;
+	const double *x = e->x + s->lo, *y = e->y;
+	const double *x_other = e->p->jacobi || e->nt == 1 ? x : e->x_before;
+	const uint64_t own = w->lo - s->lo, own_pages = w->hi - w->lo;
+	for (uint64_t b = b0; b < b1; b++) {
+		const uint32_t *p = base + s->block_off[b], *end = base + s->block_off[b + 1];
+		uint64_t dst = s->block_first[b];
+		if (imp)
+			for (; next < dst; next++)
+				finish_page(e, w, next, 0);
+		double sum = 0;
+		while (p < end) {
+			uint64_t at = dst;
+			uint32_t src = slice_word(&p, &dst, bits);
+			if (imp && dst != at) {
+				finish_page(e, w, at, sum);
+				for (next = at + 1; next < dst; next++)
+					finish_page(e, w, next, 0);
+				sum = 0;
+			}
+			if (imp)
+				sum += (src - own < own_pages ? x : x_other)[src];
+			if (use)
+				w->use_sums[src] += y[dst - s->lo];
+		}
+		if (imp) {
+			finish_page(e, w, dst, sum);
+			next = dst + 1;
+		}
+	}
+	return next;
+}
+
+/* The blocks [b0, b1) of one section, in buf. */
+static void
+scan_blocks(struct worker *w, bool internal, uint64_t b0, uint64_t b1, const uint32_t *buf)
+{
+	struct engine *e = w->e;
+	const struct slice *s = w->s;
+	if (internal) {
+		if (e->imp && e->use)
+			w->next = scan_internal(e, w, b0, b1, buf, w->next, true, true);
+		else if (e->imp)
+			w->next = scan_internal(e, w, b0, b1, buf, w->next, true, false);
+		else
+			scan_internal(e, w, b0, b1, buf, w->next, false, true);
+		return;
+	}
+	/* With the vectors on disk, a block at a time, giving back the pages
+	 * of x and r below the last source: the thread's sources only go up. */
+	uint64_t step = e->p->on_disk ? 1 : b1 - b0;
+	for (uint64_t b = b0; b < b1; b += step) {
+		const uint32_t *at = buf + (s->block_off[b] - s->block_off[b0]);
+		uint64_t last;
+		if (e->imp && e->use)
+			last = scan_external(s, b, b + step, at, true, true, e->x, w->acc, e->y, e->r);
+		else if (e->imp)
+			last = scan_external(s, b, b + step, at, true, false, e->x, w->acc, NULL, NULL);
+		else
+			last = scan_external(s, b, b + step, at, false, true, NULL, NULL, e->y, e->r);
+		if (e->p->on_disk && last > w->released) {
+			rank_release(e->p, e->x, w->released, last, sizeof(double));
+			rank_release(e->p, e->r, w->released, last, sizeof(double));
+			w->released = last;
+		}
+	}
+}
+
+/* A thread's blocks of one section, from memory or read a run at a time. */
+static void
+scan_section(struct worker *w, bool internal)
+{
+	const struct slice *s = w->s;
+	if (!w->e->streamed) {
+		if (w->b0 < w->b1)
+			scan_blocks(w, internal, w->b0, w->b1, s->data + s->block_off[w->b0]);
+		return;
+	}
+	for (uint64_t b0 = w->b0, b1; b0 < w->b1; b0 = b1) {
+		for (b1 = b0 + 1; b1 < w->b1 &&
+		    (s->block_off[b1 + 1] - s->block_off[b0]) * 4 <= w->e->p->run_bytes; b1++)
+			;
+		size_t need = s->block_off[b1] - s->block_off[b0];
+		if (need > w->buf_cap) {
+			free(w->buf);
+			w->buf = wa_reallocarray(NULL, w->buf_cap = need, 4);
+		}
+		slice_read_blocks(s, b0, b1, w->buf);
+		scan_blocks(w, internal, b0, b1, w->buf);
+	}
+}
+
+static void *
+external_work(void *arg)
+{
+	struct worker *w = arg;
+	if (w->e->imp)
+		memset(w->acc, 0, (w->s->hi - w->s->lo) * sizeof *w->acc);
+	scan_section(w, false);
+	return NULL;
+}
+
+static void *
+internal_work(void *arg)
+{
+	struct worker *w = arg;
+	struct engine *e = w->e;
+	if (e->use)
+		memset(w->use_sums, 0, (w->s->hi - w->s->lo) * sizeof *w->use_sums);
+	w->next = w->lo;
+	scan_section(w, true);
+	if (e->imp)	/* the pages after its last internal link */
+		for (; w->next < w->hi; w->next++)
+			finish_page(e, w, w->next, 0);
+	return NULL;
+}
+
+static void
+run_workers(struct engine *e, void *(*fn)(void *))
+{
+	pthread_t tid[64];
+	for (unsigned t = 1; t < e->nt; t++)
+		if (pthread_create(&tid[t], NULL, fn, &e->w[t]) != 0)
+			wa_die("cannot start a thread");
+	fn(&e->w[0]);
+	for (unsigned t = 1; t < e->nt; t++)
+		pthread_join(tid[t], NULL);
+}
+
+/* The first block of [b0, b1) whose cost reaches want, cost(b) rising. */
+static uint64_t
+split_blocks(const struct slice *s, uint64_t b0, uint64_t b1, uint64_t want, bool pages)
+{
+	uint64_t lo = b0, hi = b1;
+	while (lo < hi) {
+		uint64_t mid = (lo + hi) / 2;
+		uint64_t cost = s->block_off[mid] - s->block_off[b0] +
+		    (pages ? s->block_first[mid] - s->lo : 0);
+		if (cost < want)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* One slice: its external links split among the threads by words, then
+ * its internal links and pages split by words and pages, each thread
+ * finishing a range of pages in order. */
+static void
+scan_slice(struct engine *e, const struct slice *s, struct change *ch)
+{
+	uint64_t ext = s->external_blocks, words = s->block_off[ext];
+	for (unsigned t = 0; t < e->nt; t++) {
+		struct worker *w = &e->w[t];
+		w->s = s;
+		w->released = 0;
+		w->b0 = t ? split_blocks(s, 0, ext, words * t / e->nt, false) : 0;
+		if (t)
+			e->w[t - 1].b1 = w->b0;
+	}
+	e->w[e->nt - 1].b1 = ext;
+	run_workers(e, external_work);
+
+	/* The internal blocks: threads balanced on words plus pages. */
+	uint64_t iwords = s->words - words, pages = s->hi - s->lo;
+	for (unsigned t = 0; t < e->nt; t++) {
+		struct worker *w = &e->w[t];
+		uint64_t want = (iwords + (e->imp ? pages : 0)) * t / e->nt;
+		w->b0 = t ? split_blocks(s, ext, s->blocks, want, e->imp) : ext;
+		w->lo = t == 0 ? s->lo : w->b0 < s->blocks ? s->block_first[w->b0] : s->hi;
+		if (t) {
+			e->w[t - 1].b1 = w->b0;
+			e->w[t - 1].hi = w->lo;
+		}
+		w->ch = (struct change){ 0 };
+		w->dangling_delta = w->unscaled = 0;
+	}
+	e->w[e->nt - 1].b1 = s->blocks;
+	e->w[e->nt - 1].hi = s->hi;
+	if (e->imp && !e->p->jacobi && e->nt > 1)
+		memcpy(e->x_before, e->x + s->lo, pages * sizeof *e->x_before);
+	run_workers(e, internal_work);
+
+	for (unsigned t = 0; t < e->nt; t++) {
+		struct worker *w = &e->w[t];
+		ch->l1 += w->ch.l1;
+		ch->l2 += w->ch.l2;
+		e->unscaled += w->unscaled;
+		if (!e->p->jacobi)
+			e->dangling += w->dangling_delta;
+		if (e->use)
+			for (uint64_t i = 0; i < pages; i++)
+				e->r[s->lo + i] += w->use_sums[i];
 	}
 	release_all(e, s->lo, s->hi);
 }
@@ -497,27 +560,29 @@ page_bytes(const struct rank_params *p, bool imp, bool use, bool personalised)
 	return b;
 }
 
-/* The slice sums of every thread and the usefulness window. */
+/* Per page of the widest slice: the sums of every thread, and the slice's
+ * x before its internal links (importance), or its y (usefulness). */
 static uint64_t
-slice_buffer_bytes(const struct graph *g, const struct rank_params *p)
+slice_buffer_bytes(const struct graph *g, const struct rank_params *p, bool imp, bool use)
 {
 	uint64_t most = 0;
 	for (uint32_t k = 0; k < g->slices; k++)
 		if (g->bound[k + 1] - g->bound[k] > most)
 			most = g->bound[k + 1] - g->bound[k];
-	return most * 8 * (p->threads + 1);
+	return most * 8 * ((imp ? p->threads + 1 : 0) + (use ? p->threads + 1 : 0));
 }
 
 void
 rank_plan(const struct graph *g, struct rank_params *p, bool importance, bool usefulness,
     bool personalised)
 {
-	uint64_t buffers = slice_buffer_bytes(g, p);
+	uint64_t buffers = slice_buffer_bytes(g, p, importance, usefulness);
 	uint64_t runs = (uint64_t)(p->threads + 1) * RUN_MIN;
 	if (buffers + runs > p->memory)
 		wa_die("%s: slices of up to %llu pages need %llu MiB of buffers with %u threads, "
 		    "more than -m %llu MiB (fewer threads, or a graph of more slices: "
-		    "wa-linkmat -s)", g->dir, (unsigned long long)(buffers / 8 / (p->threads + 1)),
+		    "wa-linkmat -s)", g->dir, (unsigned long long)(buffers / 8 /
+		    ((importance + usefulness) * (p->threads + 1))),
 		    (unsigned long long)((buffers + runs) >> 20), p->threads,
 		    (unsigned long long)(p->memory >> 20));
 	/* A quarter of what is left goes to the runs of matrix in flight. */
@@ -596,10 +661,10 @@ engine_open(struct engine *e, const struct graph *g, const struct rank_params *p
 	uint64_t matrix = 0;
 	for (uint32_t k = 0; k < g->slices; k++) {
 		slice_open(g, k, &e->slices[k]);
-		matrix += e->slices[k].data_bytes;
+		matrix += e->slices[k].words * 4;
 	}
 	uint64_t vec = e->n * page_bytes(p, e->imp, e->use, v->e != NULL) +
-	    slice_buffer_bytes(g, p) + (p->threads + 1) * p->run_bytes;
+	    slice_buffer_bytes(g, p, e->imp, e->use) + (p->threads + 1) * p->run_bytes;
 	e->streamed = p->on_disk || vec + matrix > p->memory;
 	bool *keep = wa_calloc(g->slices, sizeof *keep);
 	for (uint32_t k = 0; k < g->slices; k++)
@@ -620,12 +685,16 @@ engine_open(struct engine *e, const struct graph *g, const struct rank_params *p
 		e->w[t].t = t;
 		if (e->imp)
 			e->w[t].acc = wa_calloc(e->max_slice_nodes, sizeof(double));
+		if (e->use)
+			e->w[t].use_sums = wa_calloc(e->max_slice_nodes, sizeof(double));
 	}
 	if (e->imp) {
 		e->pr = v->importance;
 		e->x = rank_vector_new(p, e->n);
 		if (p->jacobi)
 			e->next = rank_vector_new(p, e->n);
+		else
+			e->x_before = wa_calloc(e->max_slice_nodes, sizeof(double));
 	}
 	if (e->use) {
 		e->u = v->usefulness;
@@ -640,6 +709,7 @@ engine_close(struct engine *e)
 {
 	for (unsigned t = 0; t < e->nt; t++) {
 		free(e->w[t].acc);
+		free(e->w[t].use_sums);
 		free(e->w[t].buf);
 	}
 	free(e->w);
@@ -650,6 +720,7 @@ engine_close(struct engine *e)
 	rank_vector_free(e->p, e->next, e->n);
 	rank_vector_free(e->p, e->r, e->n);
 	free(e->y);
+	free(e->x_before);
 	free(e->absorbed);
 	bin_map_close(&e->outdeg_map);
 	bin_map_close(&e->indeg_map);
@@ -664,7 +735,6 @@ rank_compute(const struct graph *g, const struct rank_params *p, struct rank_vec
 	memset(res, 0, sizeof *res);
 	if (e.imp)
 		refresh_importance(&e, 1);
-	e.r_eq27 = 1;
 	if (e.use)	/* from E', as the paper says */
 		copy_vector(&e, e.u, v->e_use);
 
@@ -678,12 +748,10 @@ rank_compute(const struct graph *g, const struct rank_params *p, struct rank_vec
 			const struct slice *s = &e.slices[k];
 			if (e.use)
 				prepare_usefulness(&e, s, &cu);
-			scan_slice(&e, s);
-			if (e.imp)
-				finish_importance(&e, s, &ci);
+			scan_slice(&e, s, &ci);
 		}
 		if (e.imp) {
-			if (p->renormalize && p->jacobi)
+			if (p->renormalize)
 				finish_renormalized_jacobi(&e, &ci);
 			if (p->jacobi) {
 				double *t = e.pr;
@@ -691,10 +759,7 @@ rank_compute(const struct graph *g, const struct rank_params *p, struct rank_vec
 				e.next = t;
 			}
 			/* Gauss-Seidel does not keep the sum of the vector; put back
-			 * to 1, the error along the dominant direction goes.  The
-			 * vector had sum 1, so r of eq. 2.7 is 1/unscaled. */
-			if (!p->jacobi && p->renormalize)
-				e.r_eq27 = 1 / e.unscaled;
+			 * to 1, the error along the dominant direction goes. */
 			refresh_importance(&e, p->jacobi ? 1 : 1 / vector_sum(&e, e.pr));
 		}
 		if (e.use && !e.pushing)
@@ -750,10 +815,8 @@ rank_jacobi_part(const struct graph *g, const struct rank_params *p, const doubl
 	engine_open(&e, g, &jp, &v);
 	refresh_importance(&e, 1);
 	struct change ch = { 0 };
-	for (uint32_t k = first; k < end; k++) {
-		scan_slice(&e, &e.slices[k]);
-		finish_importance(&e, &e.slices[k], &ch);
-	}
+	for (uint32_t k = first; k < end; k++)
+		scan_slice(&e, &e.slices[k], &ch);
 	uint64_t lo = g->bound[first], hi = g->bound[end];
 	memcpy(out, e.next + lo, (hi - lo) * sizeof *out);
 	engine_close(&e);

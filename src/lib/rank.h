@@ -3,11 +3,16 @@
  * Importance (PageRank, eq. 2.5): PR = c M PR + (1-c) E.  The matrix is
  * read one destination slice at a time; only that slice of the new vector
  * is accumulated, and the source vector is read in id order (matrix
- * slicing, sec. 2.3.2).  Gauss-Seidel (sec. 2.3.3), the default: a slice,
- * once computed, replaces the old one in the single vector and the later
- * slices use it.  Pages without out-links spread their rank along E, the
- * solution networkx and igraph compute; with renormalize each iterate is
- * instead rescaled by r of eq. 2.6-2.7, a different fix-point.
+ * slicing, sec. 2.3.2).  Gauss-Seidel (sec. 2.3.3), the default: each page,
+ * once computed, replaces its old value in the single vector, and the
+ * pages after it use the new one, in the same slice too: a slice's
+ * external links are summed first, then its internal links page by page
+ * (graph.h).  Most links of a site stay within it, so this is what makes
+ * Gauss-Seidel pay on real link graphs.  Pages without out-links spread
+ * their rank along E, the solution networkx and igraph compute; with
+ * renormalize each iterate is instead rescaled by r of eq. 2.6-2.7, a
+ * different fix-point, by power iterations: Gauss-Seidel would compound
+ * the rescaling along every chain of links within a sweep, and diverges.
  *
  * Usefulness (sec. 2.2): PageRank of the inverted graph, each backward
  * step divided by the original in-degree, personalised by E' (XML pages).
@@ -18,8 +23,10 @@
  * M^t of the paper (an average over successors) with the normalisation r,
  * iterated as Jacobi.  Both rankings can share the scans (sec. 2.3.4).
  *
- * Threads split each slice by its blocks; the per-thread sums are added in
- * thread order, so a given thread count always gives the same bits. */
+ * Threads split each section of a slice by its blocks.  The per-thread
+ * sums are added in thread order, and a thread reads the internal sources
+ * of another thread's pages as the slice began, so a given thread count
+ * always gives the same bits. */
 #ifndef WA_RANK_H
 #define WA_RANK_H
 
@@ -36,7 +43,7 @@ struct rank_params {
 	enum rank_norm norm;
 	unsigned max_iterations;
 	bool jacobi;			/* plain power iteration */
-	bool renormalize;		/* importance by eq. 2.6-2.7 */
+	bool renormalize;		/* importance by eq. 2.6-2.7; needs jacobi */
 	bool transpose;			/* usefulness by the literal M^t */
 	unsigned threads;
 	uint64_t memory;		/* -m: bytes the run may use */
