@@ -51,6 +51,17 @@ It shares no code with the tools.
     CRC (the file's and the manifest's): a graph whose files all check out
     but whose out-degrees disagree with its matrix.
 
+  rank-verify.py slices GRAPH
+    Reads the slices of GRAPH as wa-formats(5) describes them, with a
+    decoder of its own, checks their layout (sections, order, counts), and
+    prints every link as src<TAB>dst URLs, sorted: to compare with the
+    verifier's edges.
+
+  rank-verify.py tamper-slice GRAPH K
+    Swaps the first two links of a block of slice K that has two with
+    different majors, and fixes every CRC: a slice that checks out but
+    whose links are out of order.
+
   rank-verify.py flip-byte FILE [OFFSET]
     Flips the bits of one byte (default: the last one).
 """
@@ -436,6 +447,117 @@ def tamper_outdeg(gdir):
 	print("swapped the out-degrees of ids %d and %d (%d, %d)" % (i, j, deg[j], deg[i]))
 
 
+def read_bin(path):
+	with open(path, "rb") as f:
+		b = f.read()
+	count, payload = struct.unpack_from("<QQ", b, 16)
+	aux = struct.unpack_from("<3Q", b, 32)
+	return b, count, aux
+
+
+def slice_layout(b):
+	"""The counts, block offsets and first ids of a slice, and where its
+	words start."""
+	ext, inner = struct.unpack_from("<QQ", b, HEADER)
+	nb = ext + inner
+	off = list(struct.unpack_from("<%dQ" % nb, b, HEADER + 16))
+	first = list(struct.unpack_from("<%dI" % nb, b, HEADER + 16 + 8 * nb))
+	start = HEADER + 16 + 12 * nb
+	return ext, off, first, start
+
+
+def decode_slice(path, lo, hi):
+	"""The links of a slice as (src, dst, major, word index) in file order."""
+	b, count, aux = read_bin(path)
+	ext, off, first, start = slice_layout(b)
+	words = struct.unpack_from("<%dI" % ((len(b) - start) // 4), b, start)
+	bits = max(1, (hi - lo - 1).bit_length())
+	escape = (1 << (32 - bits)) - 1
+	off.append(len(words))
+	links = []
+	for blk in range(len(first)):
+		major, w = first[blk], off[blk]
+		while w < off[blk + 1]:
+			at = w
+			delta, minor = words[w] >> bits, words[w] & ((1 << bits) - 1)
+			w += 1
+			if delta == escape:
+				delta = words[w]
+				w += 1
+			major += delta
+			inner = blk >= ext
+			links.append((lo + minor if inner else major, major if inner else lo + minor,
+			    blk, at))
+	return links, count, aux, ext
+
+
+def check_slices(gdir):
+	m, n, maux = read_bin(gdir + "/manifest")
+	slices = maux[1]
+	bound = struct.unpack_from("<%dQ" % (slices + 1), m, HEADER)
+	ub, _, _ = read_bin(gdir + "/urls")
+	urls = ub[HEADER:].decode().split("\n")[:-1]
+	ib, _, _ = read_bin(gdir + "/urlid")
+	ids = struct.unpack_from("<%dI" % n, ib, HEADER)
+	url = [None] * n
+	for u, i in zip(urls, ids):
+		url[i] = u
+	out = []
+	faults = 0
+	for k in range(slices):
+		lo, hi = bound[k], bound[k + 1]
+		path = "%s/slice-%04d" % (gdir, k)
+		links, count, aux, ext = decode_slice(path, lo, hi)
+		internal = 0
+		prev = None
+		for src, dst, blk, _ in links:
+			inner = lo <= src < hi
+			internal += inner
+			key = (blk >= ext, dst, src) if blk >= ext else (False, src, dst)
+			if not lo <= dst < hi or inner != (blk >= ext) or (prev and key <= prev):
+				print("%s: link %d -> %d out of place" % (path, src, dst))
+				faults += 1
+			prev = key
+			out.append("%s\t%s" % (url[src], url[dst]))
+		if count != len(links) or aux[:3] != (lo, hi, internal):
+			print("%s: header says %d links, %r; the words give %d, (%d, %d, %d)" % (
+			    path, count, aux, len(links), lo, hi, internal))
+			faults += 1
+	if faults:
+		sys.exit(1)
+	for line in sorted(out):
+		sys.stdout.write(line + "\n")
+
+
+def tamper_slice(gdir, k):
+	m, n, maux = read_bin(gdir + "/manifest")
+	bound = struct.unpack_from("<%dQ" % (maux[1] + 1), m, HEADER)
+	path = "%s/slice-%04d" % (gdir, k)
+	links, _, _, _ = decode_slice(path, bound[k], bound[k + 1])
+	b = bytearray(read_bin(path)[0])
+	_, _, _, start = slice_layout(b)
+	for (s1, d1, blk1, w1), (s2, d2, blk2, w2) in zip(links, links[1:]):
+		if blk1 == blk2 and w2 == w1 + 1 and (s1 != s2 and d1 != d2):
+			a = b[start + 4 * w1:start + 4 * w1 + 4]
+			b[start + 4 * w1:start + 4 * w1 + 4] = b[start + 4 * w2:start + 4 * w2 + 4]
+			b[start + 4 * w2:start + 4 * w2 + 4] = a
+			break
+	else:
+		die("%s: no two neighbouring links to swap" % path)
+	old_crc = struct.unpack_from("<I", b, 56)[0]
+	b = fix_crcs(b)
+	with open(path, "wb") as f:
+		f.write(b)
+	mb = bytearray(m)
+	off = HEADER + (maux[1] + 1) * 8 + (6 + k) * 4	# after the six node files
+	if struct.unpack_from("<I", mb, off)[0] != old_crc:
+		die("%s: the manifest does not list the slice's CRC where expected" % gdir)
+	struct.pack_into("<I", mb, off, struct.unpack_from("<I", b, 56)[0])
+	with open(gdir + "/manifest", "wb") as f:
+		f.write(fix_crcs(mb))
+	print("swapped links %d -> %d and %d -> %d" % (s1, d1, s2, d2))
+
+
 def main():
 	args, pos = parse(sys.argv[1:])
 	if not pos:
@@ -486,6 +608,12 @@ def main():
 		return
 	if mode == "tamper-outdeg":
 		tamper_outdeg(pos[1])
+		return
+	if mode == "slices":
+		check_slices(pos[1])
+		return
+	if mode == "tamper-slice":
+		tamper_slice(pos[1], int(pos[2]))
 		return
 	if mode == "flip-byte":
 		with open(pos[1], "r+b") as f:

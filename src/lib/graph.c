@@ -358,21 +358,19 @@ graph_check_matrix(const struct graph *g, struct slice *slices, const uint32_t *
 uint32_t
 graph_slices_for_budget(uint64_t nodes, uint64_t budget)
 {
-	/* Gauss-Seidel passes new values on from slice to slice within a
-	 * sweep, so it gains with the number of slices: 64 of them, down to
-	 * slices of 64 pages.  But every slice reads the source vector again,
-	 * and a page's links spread over more records, so the slices of a
-	 * large graph grow up to 2^20 pages (8 MiB of sums).  The budget comes
-	 * last: wa-pagerank -U holds, per page of a slice, the sums of two
-	 * threads and the usefulness window, and keeps half its budget for the
-	 * rest, so 32 bytes a page of a slice. */
+	/* A slice's sums are written in random order: 64 slices keep them
+	 * within the caches (2 MiB at 2^24 pages), down to slices of 64
+	 * pages.  But every slice reads the source vector again, so the slices of a large graph grow up to 2^20 pages (8 MiB of
+	 * sums).  The budget comes last: wa-pagerank -U with two threads
+	 * holds, per page of a slice, six sums (rank.c, slice_buffer_bytes),
+	 * and keeps half its budget for the rest, so 96 bytes a page. */
 	uint64_t per_slice = nodes / 64;
 	if (per_slice < GRAPH_MIN_SLICE_NODES)
 		per_slice = GRAPH_MIN_SLICE_NODES;
 	if (per_slice > GRAPH_MAX_SLICE_NODES)
 		per_slice = GRAPH_MAX_SLICE_NODES;
-	if (per_slice > budget / 32)
-		per_slice = budget / 32 ? budget / 32 : 1;
+	if (per_slice > budget / 96)
+		per_slice = budget / 96 ? budget / 96 : 1;
 	uint64_t s = (nodes + per_slice - 1) / per_slice;
 	return s ? (uint32_t)s : 1;
 }

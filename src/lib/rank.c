@@ -25,6 +25,24 @@ struct change {
 	double l1, l2;
 };
 
+/* What finishing the pages of a slice needs, copied into a local variable
+ * by the loops that do it, so that the compiler keeps it in registers
+ * (the vectors' stores could alias it in memory): the sweep's constants,
+ * then this thread's totals over its pages. */
+struct finish {
+	double c, uniform_e, dangling;
+	const double *e;
+	const uint32_t *outdeg;
+	double *pr, *x, *next;
+	const double *acc[2];		/* the sums of the first two threads */
+	double *const *more_acc;	/* all threads', if more than two */
+	unsigned nt;
+	uint64_t lo;
+	bool jacobi, renormalize;
+	struct change ch;
+	double dangling_delta, unscaled;
+};
+
 struct worker {
 	struct engine *e;
 	unsigned t;
@@ -37,8 +55,7 @@ struct worker {
 	uint64_t lo, hi;		/* internal section: the destinations it finishes */
 	uint64_t next;			/* the next of them to finish */
 	uint64_t released;		/* x and r given back below this id */
-	struct change ch;		/* of importance, over its destinations */
-	double dangling_delta, unscaled;
+	struct finish *fin;		/* its importance totals, during the slice */
 };
 
 struct engine {
@@ -67,13 +84,8 @@ struct engine {
 
 	unsigned nt;
 	struct worker *w;
+	double **acc;			/* each thread's */
 };
-
-static double
-e_at(const double *e, uint64_t n, uint64_t i)
-{
-	return e ? e[i] : 1.0 / (double)n;
-}
 
 static void
 change_add(struct change *c, double d)
@@ -173,31 +185,37 @@ scan_external(const struct slice *s, uint64_t b0, uint64_t b1, const uint32_t *b
 	return src;
 }
 
-/* The new importance of page j from its sums, into pr (Gauss-Seidel, with
- * x at once, for the pages after it) or next (Jacobi; with renormalize the
- * sweep is scaled at its end). */
-static inline void
-finish_page(struct engine *e, struct worker *w, uint64_t j, double sum)
+/* The new importance of page j from its internal sum, into pr
+ * (Gauss-Seidel, with x at once, for the pages after it) or next (Jacobi;
+ * with renormalize the sweep is scaled at its end). */
+static inline __attribute__((always_inline)) void
+finish_page(struct finish *f, uint64_t j, double sum)
 {
-	const struct slice *s = w->s;
-	const double c = e->p->damping;
-	const bool renormalize = e->p->renormalize, jacobi = e->p->jacobi;
-	double ej = e_at(e->v->e, e->n, j);
-	for (unsigned t = 0; t < e->nt; t++)
-		sum += e->w[t].acc[j - s->lo];
-	/* The dangling pages' rank as this thread knows it: Gauss-Seidel again. */
-	double dangling = e->dangling + (jacobi ? 0 : w->dangling_delta);
-	double v = c * sum + (renormalize ? 0 : c * dangling * ej) + (1 - c) * ej;
-	w->unscaled += v;
-	if (!renormalize)	/* that one changes at the end */
-		change_add(&w->ch, v - e->pr[j]);
-	if (!e->outdeg[j])
-		w->dangling_delta += v - e->pr[j];
-	if (jacobi) {
-		e->next[j] = v;
+	uint64_t i = j - f->lo;
+	if (f->nt <= 2) {
+		sum += f->acc[0][i];
+		if (f->nt == 2)
+			sum += f->acc[1][i];
 	} else {
-		e->pr[j] = v;
-		e->x[j] = e->outdeg[j] ? v / e->outdeg[j] : 0;
+		for (unsigned t = 0; t < f->nt; t++)
+			sum += f->more_acc[t][i];
+	}
+	double ej = f->e ? f->e[j] : f->uniform_e, old = f->pr[j];
+	/* The dangling pages' rank as this thread knows it: Gauss-Seidel again. */
+	double v = f->c * sum + (1 - f->c) * ej;
+	if (!f->renormalize)
+		v += f->c * (f->dangling + f->dangling_delta) * ej;
+	f->unscaled += v;
+	if (!f->renormalize)	/* that one changes at the end */
+		change_add(&f->ch, v - old);
+	uint32_t deg = f->outdeg[j];
+	if (f->jacobi) {
+		f->next[j] = v;
+	} else {
+		if (!deg)
+			f->dangling_delta += v - old;
+		f->pr[j] = v;
+		f->x[j] = deg ? v / deg : 0;
 	}
 }
 
@@ -217,20 +235,21 @@ scan_internal(struct engine *e, struct worker *w, uint64_t b0, uint64_t b1,
 	const double *x = e->x + s->lo, *y = e->y;
 	const double *x_other = e->p->jacobi || e->nt == 1 ? x : e->x_before;
 	const uint64_t own = w->lo - s->lo, own_pages = w->hi - w->lo;
+	struct finish fin = *w->fin, *f = &fin;
 	for (uint64_t b = b0; b < b1; b++) {
 		const uint32_t *p = base + s->block_off[b], *end = base + s->block_off[b + 1];
 		uint64_t dst = s->block_first[b];
 		if (imp)
 			for (; next < dst; next++)
-				finish_page(e, w, next, 0);
+				finish_page(f, next, 0);
 		double sum = 0;
 		while (p < end) {
 			uint64_t at = dst;
 			uint32_t src = slice_word(&p, &dst, bits);
 			if (imp && dst != at) {
-				finish_page(e, w, at, sum);
+				finish_page(f, at, sum);
 				for (next = at + 1; next < dst; next++)
-					finish_page(e, w, next, 0);
+					finish_page(f, next, 0);
 				sum = 0;
 			}
 			if (imp)
@@ -239,10 +258,11 @@ scan_internal(struct engine *e, struct worker *w, uint64_t b0, uint64_t b1,
 				w->use_sums[src] += y[dst - s->lo];
 		}
 		if (imp) {
-			finish_page(e, w, dst, sum);
+			finish_page(f, dst, sum);
 			next = dst + 1;
 		}
 	}
+	*w->fin = fin;
 	return next;
 }
 
@@ -324,9 +344,12 @@ internal_work(void *arg)
 		memset(w->use_sums, 0, (w->s->hi - w->s->lo) * sizeof *w->use_sums);
 	w->next = w->lo;
 	scan_section(w, true);
-	if (e->imp)	/* the pages after its last internal link */
-		for (; w->next < w->hi; w->next++)
-			finish_page(e, w, w->next, 0);
+	if (e->imp) {	/* the pages after its last internal link */
+		struct finish fin = *w->fin;
+		for (uint64_t j = w->next; j < w->hi; j++)
+			finish_page(&fin, j, 0);
+		*w->fin = fin;
+	}
 	return NULL;
 }
 
@@ -378,6 +401,7 @@ scan_slice(struct engine *e, const struct slice *s, struct change *ch)
 	run_workers(e, external_work);
 
 	/* The internal blocks: threads balanced on words plus pages. */
+	struct finish fins[64];
 	uint64_t iwords = s->words - words, pages = s->hi - s->lo;
 	for (unsigned t = 0; t < e->nt; t++) {
 		struct worker *w = &e->w[t];
@@ -388,8 +412,14 @@ scan_slice(struct engine *e, const struct slice *s, struct change *ch)
 			e->w[t - 1].b1 = w->b0;
 			e->w[t - 1].hi = w->lo;
 		}
-		w->ch = (struct change){ 0 };
-		w->dangling_delta = w->unscaled = 0;
+		w->fin = &fins[t];
+		fins[t] = (struct finish){
+			.c = e->p->damping, .uniform_e = 1.0 / (double)e->n, .dangling = e->dangling,
+			.e = e->v->e, .outdeg = e->outdeg, .pr = e->pr, .x = e->x, .next = e->next,
+			.acc = { e->w[0].acc, e->nt > 1 ? e->w[1].acc : NULL }, .more_acc = e->acc,
+			.nt = e->nt, .lo = s->lo, .jacobi = e->p->jacobi,
+			.renormalize = e->p->renormalize,
+		};
 	}
 	e->w[e->nt - 1].b1 = s->blocks;
 	e->w[e->nt - 1].hi = s->hi;
@@ -399,11 +429,10 @@ scan_slice(struct engine *e, const struct slice *s, struct change *ch)
 
 	for (unsigned t = 0; t < e->nt; t++) {
 		struct worker *w = &e->w[t];
-		ch->l1 += w->ch.l1;
-		ch->l2 += w->ch.l2;
-		e->unscaled += w->unscaled;
-		if (!e->p->jacobi)
-			e->dangling += w->dangling_delta;
+		ch->l1 += fins[t].ch.l1;
+		ch->l2 += fins[t].ch.l2;
+		e->unscaled += fins[t].unscaled;
+		e->dangling += fins[t].dangling_delta;
 		if (e->use)
 			for (uint64_t i = 0; i < pages; i++)
 				e->r[s->lo + i] += w->use_sums[i];
@@ -688,6 +717,9 @@ engine_open(struct engine *e, const struct graph *g, const struct rank_params *p
 		if (e->use)
 			e->w[t].use_sums = wa_calloc(e->max_slice_nodes, sizeof(double));
 	}
+	e->acc = wa_calloc(e->nt, sizeof *e->acc);
+	for (unsigned t = 0; t < e->nt; t++)
+		e->acc[t] = e->w[t].acc;
 	if (e->imp) {
 		e->pr = v->importance;
 		e->x = rank_vector_new(p, e->n);
@@ -713,6 +745,7 @@ engine_close(struct engine *e)
 		free(e->w[t].buf);
 	}
 	free(e->w);
+	free(e->acc);
 	for (uint32_t k = 0; k < e->g->slices; k++)
 		slice_close(&e->slices[k]);
 	free(e->slices);
