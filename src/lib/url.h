@@ -56,6 +56,9 @@
  * "empty URL", "no scheme", "unsupported scheme", "no host", "bad host",
  * "bad port", "URL longer than 8192 bytes", "malformed URL". */
 bool url_canon(const char *in, char *out, const char **why);
+/* Whether url_canon may return an input that is canonical already without
+ * libcurl's parse (default true); the tests turn it off to compare. */
+extern bool url_fast_path;
 
 /* Resolves the reference ref (RFC 3986 section 5) against base, which is
  * canonicalised first, and canonicalises the result.  An empty or

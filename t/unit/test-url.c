@@ -316,6 +316,71 @@ test_canon(void)
 	ok(fixed == n, "canonicalising again changes none of the %d canonical URLs", n);
 }
 
+/* url_canon with and without its fast path for canonical input. */
+static bool
+both_ways_agree(const char *in)
+{
+	char fast[URL_BUFSIZE], slow[URL_BUFSIZE];
+	const char *fast_why = NULL, *slow_why = NULL;
+	url_fast_path = true;
+	bool f = url_canon(in, fast, &fast_why);
+	url_fast_path = false;
+	bool s = url_canon(in, slow, &slow_why);
+	url_fast_path = true;
+	if (f == s && (f ? strcmp(fast, slow) == 0 : strcmp(fast_why, slow_why) == 0))
+		return true;
+	diag("\"%s\": fast path %s, libcurl's parse %s", show(in), f ? fast : fast_why,
+	    s ? slow : slow_why);
+	return false;
+}
+
+static void
+test_fast_path(void)
+{
+	static const char *const edges[] = {
+		"http://example.com/", "https://a.b-c.d/x/y?z=1&w", "http://x.example/a//b",
+		"http://x.example/a/.b/..c/", "http://x.example/.", "http://x.example/a/..",
+		"http://x.example/./a", "http://x.example/a/../b", "http://x.example/?",
+		"http://x.example/a?b/../c", "http://x.example/a?./", "http://1.2.3.4/",
+		"http://a.1/", "http://a.b1/", "http://-a-.example/", "http://a..b/", "http://a./",
+		"http://.a/", "http://x.example/a[1]", "http://x.example/~u_s!$&'()*+,;=:@",
+		"http://x.example", "http://x.example?q", "http://x.example:80/",
+		"http://x.example/%41", "http://xn--bcher-kva.example/", "http://x.example/a?%zz",
+		"http://EXAMPLE.com/", "http://x_y.example/", "http://x.example/a b",
+		"http://x.example/\xc3\xa4", "http://x.example/a\\b", "http://x.example/a?b#c",
+		"https://x.example:443/", "http://x.example/a?b?c", "http:/x.example/",
+		"http://x.example/a/%2e/", "http://0x7f.1/", "http://x.example/.a./..b",
+	};
+	unsigned agree = 0, total = 0;
+	for (size_t i = 0; i < sizeof edges / sizeof edges[0]; i++, total++)
+		agree += both_ways_agree(edges[i]);
+	for (size_t i = 0; i < sizeof canon_cases / sizeof canon_cases[0]; i++, total += 2) {
+		agree += both_ways_agree(canon_cases[i].in);
+		agree += canon_cases[i].want ? both_ways_agree(canon_cases[i].want) : 1;
+	}
+	/* Random URLs over the bytes that matter to either way. */
+	static const char host_bytes[] = "ab1.-A_", path_bytes[] = "a1./?%[]~:@!2E";
+	unsigned long r = 12345;
+	char in[64];
+	for (int i = 0; i < 20000; i++, total++) {
+		size_t n = (size_t)sprintf(in, "%s://", (r >> 3) & 1 ? "http" : "https");
+		for (int k = 0, len = 1 + (int)((r >> 5) % 8); k < len; k++) {
+			r = r * 6364136223846793005UL + 1442695040888963407UL;
+			in[n++] = host_bytes[(r >> 33) % (sizeof host_bytes - 1)];
+		}
+		in[n++] = '/';
+		for (int k = 0, len = (int)((r >> 40) % 10); k < len; k++) {
+			r = r * 6364136223846793005UL + 1442695040888963407UL;
+			in[n++] = path_bytes[(r >> 33) % (sizeof path_bytes - 1)];
+		}
+		in[n] = '\0';
+		r = r * 6364136223846793005UL + 1442695040888963407UL;
+		agree += both_ways_agree(in);
+	}
+	ok(agree == total, "the fast path for canonical input gives what libcurl's parse gives, "
+	    "on %u inputs", total);
+}
+
 static void
 test_lengths(void)
 {
@@ -441,6 +506,7 @@ int
 main(void)
 {
 	test_canon();
+	test_fast_path();
 	test_lengths();
 	test_resolve();
 	test_pairs("SURT key", url_surt, surt_cases, sizeof surt_cases / sizeof surt_cases[0]);
