@@ -11,10 +11,9 @@
  *   url table that sort gives urls and urlid, and urloff after a sort by id
  *   join 1    links by source hash, merged with the map: (dst hash, src id)
  *   join 2    those by destination hash, merged with the map again: (slice
- *             of dst, src, dst), sorted; the out- and in-degrees fall out
- *             of the two merges
- *   slices    the last sort, in slice then source order, is encoded slice
- *             by slice
+ *             of dst, external or internal, then src and dst or dst and
+ *             src), sorted; the out- and in-degrees fall out of the merges
+ *   slices    the last sort, in that order, is encoded slice by slice
  *
  * Two URLs with the same hash would share an id: the map is in hash order,
  * so such a collision shows as two neighbours and stops the build.
@@ -30,24 +29,19 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
-#include <libgen.h>
-#include <limits.h>
 #include <pthread.h>
-#include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "extsort.h"
 #include "graph.h"
+#include "sorter.h"
 #include "url.h"
 #include "wa.h"
+#include "workdir.h"
 
 static const char usage[] =
     "usage: wa-linkmat [-qv] [-p PAGES] [-m SIZE] [-s SLICES] [-u OLDGRAPH] [-j N]\n"
@@ -166,312 +160,6 @@ url_hash(const char *s, size_t n)
 	return graph_mix(h ^ w);
 }
 
-/* The directory of the new graph.  The signal handler and the exit
- * handler remove it, with its scratch files, unless it has been moved into
- * place; they also stop the GNU sort children, which write there. */
-static char tmp_dir[PATH_MAX];
-static volatile sig_atomic_t tmp_live;
-#define MAX_CHILDREN 4
-static volatile pid_t children[MAX_CHILDREN];
-
-struct linux_dirent64 {
-	uint64_t d_ino;
-	int64_t d_off;
-	unsigned short d_reclen;
-	unsigned char d_type;
-	char d_name[];
-};
-
-/* Removes a file or a directory tree.  Async-signal-safe, for the signal
- * handler: raw getdents64 instead of readdir, which allocates. */
-static void
-remove_tree_at(int parent, const char *name, int depth)
-{
-	if (unlinkat(parent, name, 0) == 0 || errno == ENOENT || depth > 8)
-		return;
-	int fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return;
-	/* Entries removed while the directory is read may hide others:
-	 * read it again until it is empty. */
-	for (int pass = 0; pass < 4; pass++) {
-		char buf[4096] __attribute__((aligned(8)));
-		long n;
-		lseek(fd, 0, SEEK_SET);
-		while ((n = syscall(SYS_getdents64, fd, buf, sizeof buf)) > 0)
-			for (long off = 0; off < n;) {
-				struct linux_dirent64 *d = (struct linux_dirent64 *)(buf + off);
-				off += d->d_reclen;
-				if (strcmp(d->d_name, ".") != 0 && strcmp(d->d_name, "..") != 0)
-					remove_tree_at(fd, d->d_name, depth + 1);
-			}
-		if (unlinkat(parent, name, AT_REMOVEDIR) == 0 || errno != ENOTEMPTY)
-			break;
-	}
-	close(fd);
-}
-
-static void
-stop_children(void)
-{
-	for (int i = 0; i < MAX_CHILDREN; i++) {
-		pid_t p = children[i];
-		if (p > 0) {
-			kill(p, SIGTERM);
-			while (waitpid(p, NULL, 0) < 0 && errno == EINTR)
-				;
-			children[i] = 0;
-		}
-	}
-}
-
-static void
-cleanup(void)
-{
-	int err = errno;
-	stop_children();
-	if (tmp_live) {
-		remove_tree_at(AT_FDCWD, tmp_dir, 0);
-		tmp_live = 0;
-	}
-	errno = err;
-}
-
-/* On an error or a signal, atomic.h's handlers run cleanup too; at a
- * normal exit atexit does. */
-static void
-install_handlers(void)
-{
-	atomic_at_abort(cleanup);
-	/* A GNU sort that dies shows as a write error with its exit status,
-	 * rather than as a silent death. */
-	signal(SIGPIPE, SIG_IGN);
-	atexit(cleanup);
-}
-
-static char *
-tmp_path(const char *name)
-{
-	return wa_asprintf("%s/%s", tmp_dir, name);
-}
-
-static void
-make_tmp_dir(const char *graph)
-{
-	char *d = wa_strdup(graph), *b = wa_strdup(graph);
-	int n = snprintf(tmp_dir, sizeof tmp_dir, "%s/.%s.XXXXXX", dirname(d), basename(b));
-	free(d);
-	free(b);
-	if (n < 0 || (size_t)n >= sizeof tmp_dir)
-		wa_die("%s: path too long", graph);
-	sigset_t all, old;
-	sigfillset(&all);
-	sigprocmask(SIG_BLOCK, &all, &old);
-	bool made = mkdtemp(tmp_dir) != NULL;
-	tmp_live = made;
-	sigprocmask(SIG_SETMASK, &old, NULL);
-	if (!made)
-		wa_die_errno("%s: cannot create a directory beside it", graph);
-	if (chmod(tmp_dir, 0777 & ~umask_value()) != 0)
-		wa_die_errno("%s", tmp_dir);
-}
-
-/* GRAPH may be replaced only if it is a graph, or an empty directory:
- * never a file or a directory of something else given by mistake. */
-static void
-check_replaceable(const char *graph)
-{
-	struct stat st;
-	if (lstat(graph, &st) != 0) {
-		if (errno == ENOENT)
-			return;
-		wa_die_errno("%s", graph);
-	}
-	if (!S_ISDIR(st.st_mode))
-		wa_die("%s: exists and is not a directory", graph);
-	char *manifest = wa_asprintf("%s/manifest", graph);
-	bool is_graph = access(manifest, F_OK) == 0;
-	free(manifest);
-	if (is_graph)
-		return;
-	DIR *dir = opendir(graph);
-	if (!dir)
-		wa_die_errno("%s", graph);
-	struct dirent *e;
-	while ((e = readdir(dir)))
-		if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
-			wa_die("%s: exists and is not a graph directory (no manifest): "
-			    "remove it or choose another name", graph);
-	closedir(dir);
-}
-
-static void
-fsync_dir(const char *path)
-{
-	int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0 || fsync(fd) != 0)
-		wa_die_errno("%s: cannot sync", path);
-	close(fd);
-}
-
-/* Moves the finished graph into place: GRAPH is at every moment either the
- * old graph or the new one. */
-static void
-install_graph(const char *graph)
-{
-	fsync_dir(tmp_dir);
-	if (renameat2(AT_FDCWD, tmp_dir, AT_FDCWD, graph, RENAME_NOREPLACE) == 0) {
-		tmp_live = 0;
-	} else {
-		if (errno != EEXIST)
-			wa_die_errno("%s: cannot move %s into place", graph, tmp_dir);
-		check_replaceable(graph);
-		if (renameat2(AT_FDCWD, tmp_dir, AT_FDCWD, graph, RENAME_EXCHANGE) != 0)
-			wa_die_errno("%s: cannot exchange it with %s", graph, tmp_dir);
-		/* tmp_dir now holds the old graph. */
-		remove_tree_at(AT_FDCWD, tmp_dir, 0);
-		tmp_live = 0;
-	}
-	fsync_parent_dir(graph);
-}
-
-/* A GNU sort child, fed through a pipe. */
-struct sorter {
-	const char *what;
-	pid_t pid;
-	FILE *in, *out;
-};
-
-extern char **environ;
-
-/* Starts LC_ALL=C sort -S mem [-T dir] [-u]; its output comes back through
- * a pipe, or goes to out_fd if that is not -1. */
-static void
-sorter_start(struct sorter *so, const char *what, uint64_t mem, const char *dir, bool unique,
-    int out_fd)
-{
-	int in[2], out[2] = { -1, -1 };
-	if (pipe2(in, O_CLOEXEC) != 0 || (out_fd < 0 && pipe2(out, O_CLOEXEC) != 0))
-		wa_die_errno("pipe");
-	posix_spawn_file_actions_t fa;
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_adddup2(&fa, in[0], STDIN_FILENO);
-	posix_spawn_file_actions_adddup2(&fa, out_fd >= 0 ? out_fd : out[1], STDOUT_FILENO);
-	posix_spawnattr_t attr;
-	posix_spawnattr_init(&attr);
-	sigset_t dfl, none;
-	sigemptyset(&none);
-	sigemptyset(&dfl);
-	sigaddset(&dfl, SIGPIPE);
-	sigaddset(&dfl, SIGINT);
-	sigaddset(&dfl, SIGTERM);
-	sigaddset(&dfl, SIGHUP);
-	posix_spawnattr_setsigdefault(&attr, &dfl);
-	posix_spawnattr_setsigmask(&attr, &none);
-	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
-
-	char size[32], parallel[32];
-	snprintf(size, sizeof size, "%" PRIu64 "K", mem < 1024 ? 1 : mem >> 10);
-	snprintf(parallel, sizeof parallel, "--parallel=%u", nthreads);
-	const char *argv[10];
-	int argc = 0;
-	argv[argc++] = "sort";
-	argv[argc++] = "-S";
-	argv[argc++] = size;
-	argv[argc++] = parallel;
-	if (dir) {
-		argv[argc++] = "-T";
-		argv[argc++] = dir;
-	}
-	if (unique)
-		argv[argc++] = "-u";
-	argv[argc] = NULL;
-
-	size_t nenv = 0;
-	while (environ[nenv])
-		nenv++;
-	char **env = wa_calloc(nenv + 2, sizeof *env);
-	size_t k = 0;
-	for (size_t i = 0; i < nenv; i++)
-		if (strncmp(environ[i], "LC_ALL=", 7) != 0)
-			env[k++] = environ[i];
-	env[k++] = "LC_ALL=C";
-	env[k] = NULL;
-
-	int slot = 0;
-	while (slot < MAX_CHILDREN && children[slot])
-		slot++;
-	if (slot == MAX_CHILDREN)
-		wa_die("internal error: too many sort children");
-	sigset_t all, old;
-	sigfillset(&all);
-	sigprocmask(SIG_BLOCK, &all, &old);
-	int rc = posix_spawnp(&so->pid, "sort", &fa, &attr, (char *const *)argv, env);
-	if (rc == 0)
-		children[slot] = so->pid;
-	sigprocmask(SIG_SETMASK, &old, NULL);
-	if (rc != 0) {
-		errno = rc;
-		wa_die_errno("cannot run sort (GNU coreutils)");
-	}
-	free(env);
-	posix_spawn_file_actions_destroy(&fa);
-	posix_spawnattr_destroy(&attr);
-	close(in[0]);
-	if (out[1] >= 0)
-		close(out[1]);
-	so->what = what;
-	so->in = fdopen(in[1], "w");
-	so->out = out[0] >= 0 ? fdopen(out[0], "r") : NULL;
-	if (!so->in || (out[0] >= 0 && !so->out))
-		wa_die_errno("fdopen");
-	setvbuf(so->in, NULL, _IOFBF, IO_BLOCK);
-	if (so->out)
-		setvbuf(so->out, NULL, _IOFBF, IO_BLOCK);
-}
-
-static void
-sorter_wait(struct sorter *so)
-{
-	int st;
-	while (waitpid(so->pid, &st, 0) < 0)
-		if (errno != EINTR)
-			wa_die_errno("waitpid");
-	for (int i = 0; i < MAX_CHILDREN; i++)
-		if (children[i] == so->pid)
-			children[i] = 0;
-	if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
-		return;
-	if (WIFEXITED(st))
-		wa_die("sort of the %s failed (exit status %d)", so->what, WEXITSTATUS(st));
-	wa_die("sort of the %s was killed by signal %d", so->what, WTERMSIG(st));
-}
-
-/* Ends the input; a write error means the child ended early, and its exit
- * status says why. */
-static void
-sorter_close_input(struct sorter *so)
-{
-	bool failed = fclose(so->in) != 0;
-	so->in = NULL;
-	if (failed) {
-		sorter_wait(so);
-		wa_die("sort of the %s stopped reading its input", so->what);
-	}
-}
-
-static void
-sorter_finish(struct sorter *so)
-{
-	if (so->out) {
-		if (ferror(so->out))
-			wa_die_errno("reading the sorted %s", so->what);
-		fclose(so->out);
-		so->out = NULL;
-	}
-	sorter_wait(so);
-}
-
 /* Buffered writing of a binary file of the graph. */
 struct bout {
 	struct bin_writer *w;
@@ -483,7 +171,7 @@ struct bout {
 static void
 bout_open(struct bout *o, const char *name, const char *kind)
 {
-	char *path = tmp_path(name);
+	char *path = workdir_file(name);
 	o->w = bin_create(path, kind, GRAPH_VERSION);
 	free(path);
 	o->buf = wa_malloc(IO_BLOCK);
@@ -591,7 +279,7 @@ struct u32file {
 static void
 u32file_open(struct u32file *f)
 {
-	char *path = tmp_path(".oldmap.XXXXXX");
+	char *path = workdir_file(".oldmap.XXXXXX");
 	f->fd = mkostemp(path, O_CLOEXEC);
 	if (f->fd < 0)
 		wa_die_errno("%s", path);
@@ -612,7 +300,7 @@ u32file_pwrite(const struct u32file *f, const void *p, size_t bytes, uint64_t of
 		if (k < 0 && errno == EINTR)
 			continue;
 		if (k < 0)
-			wa_die_errno("%s: cannot write to the scratch space", tmp_dir);
+			wa_die_errno("%s: cannot write to the scratch space", workdir_path());
 		done += (size_t)k;
 	}
 }
@@ -644,7 +332,7 @@ u32file_read(const struct u32file *f, uint64_t lo, uint64_t n, uint32_t *out)
 		if (k < 0 && errno == EINTR)
 			continue;
 		if (k <= 0)
-			wa_die_errno("%s: cannot read back the scratch space", tmp_dir);
+			wa_die_errno("%s: cannot read back the scratch space", workdir_path());
 		done += (size_t)k;
 	}
 }
@@ -1101,14 +789,14 @@ read_input(struct build *b, const char *path, bool pages)
 static void
 read_all(struct build *b, char **files, int nfiles)
 {
-	b->by_src = extsort_new("links by source", tmp_dir, 16, SHARE(1, 2),
+	b->by_src = extsort_new("links by source", workdir_path(), 16, SHARE(1, 2),
 	    big_sort(EXTSORT_UNIQUE));
 	size_t entries = 1024;
 	while (entries * 2 * sizeof *b->seen <= SHARE(1, 16))
 		entries *= 2;
 	b->seen = wa_calloc(entries, sizeof *b->seen);
 	b->seen_mask = entries - 1;
-	sorter_start(&b->nodes, "node lines", SHARE(1, 4), tmp_dir, true, -1);
+	sorter_start(&b->nodes, "node lines", SHARE(1, 4), nthreads, workdir_path(), true, -1);
 
 	pool_start();
 	progress_start(&pg, "rows", 0);
@@ -1391,8 +1079,8 @@ number_nodes(struct build *b)
 	struct node_lines nl = { .in = b->nodes.out };
 	struct old_nodes o;
 
-	b->map = extsort_new("URL hashes", tmp_dir, 12, SHARE(1, 16), 0);
-	sorter_start(&b->urls, "URLs", SHARE(1, 16), tmp_dir, false, -1);
+	b->map = extsort_new("URL hashes", workdir_path(), 12, SHARE(1, 16), 0);
+	sorter_start(&b->urls, "URLs", SHARE(1, 16), nthreads, workdir_path(), false, -1);
 	bout_open(&b->types, "types", graph_file_kinds[GF_TYPES]);
 	if (old_path) {
 		uint64_t words = (b->old.nodes + 63) / 64;
@@ -1402,7 +1090,7 @@ number_nodes(struct build *b)
 			    (words * 64 >> 10) + 1);
 		b->fetched = wa_calloc(words ? words : 1, sizeof *b->fetched);
 		u32file_open(&b->oldmap);
-		b->oldurl = extsort_new("old URLs", tmp_dir, 12, SHARE(1, 16), 0);
+		b->oldurl = extsort_new("old URLs", workdir_path(), 12, SHARE(1, 16), 0);
 		old_nodes_open(&o, &b->old);
 		old_nodes_next(&o);
 	} else {
@@ -1540,7 +1228,7 @@ write_url_table(struct build *b)
 	struct bout urls, urlid, urloff;
 	bout_open(&urls, "urls", graph_file_kinds[GF_URLS]);
 	bout_open(&urlid, "urlid", graph_file_kinds[GF_URLID]);
-	struct extsort *offsets = extsort_new("URL offsets", tmp_dir, 12, SHARE(1, 8), 0);
+	struct extsort *offsets = extsort_new("URL offsets", workdir_path(), 12, SHARE(1, 8), 0);
 
 	struct url_line nu = { .in = b->urls.out };
 	url_line_next(&nu);
@@ -1628,7 +1316,7 @@ write_url_table(struct build *b)
 static char *
 new_url_of(uint32_t id)
 {
-	char *off_path = tmp_path("urloff"), *urls_path = tmp_path("urls");
+	char *off_path = workdir_file("urloff"), *urls_path = workdir_file("urls");
 	char buf[URL_BUFSIZE] = "?";
 	uint64_t off;
 	int fo = open(off_path, O_RDONLY | O_CLOEXEC), fu = open(urls_path, O_RDONLY | O_CLOEXEC);
@@ -1690,9 +1378,9 @@ static void
 join_sources(struct build *b)
 {
 	struct map_cursor m = { .s = b->map, .check = true };
-	b->by_dst = extsort_new("links by destination", tmp_dir, 12, SHARE(1, 4),
+	b->by_dst = extsort_new("links by destination", workdir_path(), 12, SHARE(1, 4),
 	    big_sort(0));
-	b->outdeg = extsort_new("out-degrees", tmp_dir, 8, SHARE(1, 16), 0);
+	b->outdeg = extsort_new("out-degrees", workdir_path(), 8, SHARE(1, 16), 0);
 	map_next(&m);
 	progress_start(&pg, "links joined with sources", extsort_stats(b->by_src)->added);
 	uint64_t cur = 0, count = 0, done = 0;
@@ -1734,8 +1422,8 @@ static void
 join_destinations(struct build *b)
 {
 	struct map_cursor m = { .s = b->map };
-	b->matrix = extsort_new("matrix", tmp_dir, 12, SHARE(3, 8), big_sort(0));
-	b->indeg = extsort_new("in-degrees", tmp_dir, 8, SHARE(1, 16), 0);
+	b->matrix = extsort_new("matrix", workdir_path(), 12, SHARE(3, 8), big_sort(0));
+	b->indeg = extsort_new("in-degrees", workdir_path(), 8, SHARE(1, 16), 0);
 	extsort_rewind(b->map);
 	map_next(&m);
 	progress_start(&pg, "links joined with destinations", b->new_links);
@@ -1945,7 +1633,7 @@ struct spool {
 static void
 spool_open(struct spool *sp)
 {
-	char *path = tmp_path(".spool.XXXXXX");
+	char *path = workdir_file(".spool.XXXXXX");
 	sp->fd = mkostemp(path, O_CLOEXEC);
 	if (sp->fd < 0)
 		wa_die_errno("%s", path);
@@ -1962,7 +1650,7 @@ static void
 spool_put(struct spool *sp, const void *p, size_t n)
 {
 	if (fwrite_unlocked(p, 1, n, sp->f) != n)
-		wa_die_errno("%s: cannot write to the scratch space", tmp_dir);
+		wa_die_errno("%s: cannot write to the scratch space", workdir_path());
 	sp->bytes += n;
 }
 
@@ -1970,7 +1658,7 @@ static void
 spool_flush(struct spool *sp)
 {
 	if (fflush(sp->f) != 0)
-		wa_die_errno("%s: cannot write to the scratch space", tmp_dir);
+		wa_die_errno("%s: cannot write to the scratch space", workdir_path());
 }
 
 /* Hands the spooled bytes to fn in pieces, then empties the spool. */
@@ -1985,12 +1673,12 @@ spool_drain(struct spool *sp, void (*fn)(void *, const void *, size_t), void *ar
 		if (k < 0 && errno == EINTR)
 			continue;
 		if (k <= 0)
-			wa_die_errno("%s: cannot read back the scratch space", tmp_dir);
+			wa_die_errno("%s: cannot read back the scratch space", workdir_path());
 		fn(arg, buf, (size_t)k);
 		done += (uint64_t)k;
 	}
 	if (fseeko(sp->f, 0, SEEK_SET) != 0 || ftruncate(sp->fd, 0) != 0)
-		wa_die_errno("%s: scratch space", tmp_dir);
+		wa_die_errno("%s: scratch space", workdir_path());
 	sp->bytes = 0;
 }
 
@@ -2126,7 +1814,7 @@ write_slices(struct build *b)
 static uint32_t
 file_crc(const char *name, const char *kind)
 {
-	char *path = tmp_path(name);
+	char *path = workdir_file(name);
 	struct bin_reader r;
 	const char *msg = bin_reader_open(&r, path, kind, GRAPH_VERSION, 0);
 	if (msg)
@@ -2198,10 +1886,9 @@ build(const char *graph, char **files, int nfiles)
 {
 	struct build b = { .graph = graph };
 
-	check_replaceable(graph);
 	if (old_path)
 		graph_open(&b.old, old_path);
-	make_tmp_dir(graph);
+	workdir_create(graph, "manifest");
 	phase_started = monotonic_seconds();
 	read_all(&b, files, nfiles);
 	number_nodes(&b);
@@ -2217,8 +1904,8 @@ build(const char *graph, char **files, int nfiles)
 	if (out_mix != b.out_mix || in_mix != b.in_mix)
 		wa_die("internal error: the degrees disagree with the matrix");
 	write_manifest(&b);
-	uint64_t bytes = dir_bytes(tmp_dir);
-	install_graph(graph);
+	uint64_t bytes = dir_bytes(workdir_path());
+	workdir_install(graph, "manifest");
 
 	summary(&b, bytes);
 	free(b.bound);
@@ -2260,7 +1947,7 @@ dump_links(const char *dir)
 
 	struct sorter so;
 	fflush(stdout);
-	sorter_start(&so, "links", budget / 2, NULL, false, STDOUT_FILENO);
+	sorter_start(&so, "links", budget / 2, nthreads, NULL, false, STDOUT_FILENO);
 	for (uint32_t k = 0; k < g.slices; k++) {
 		struct slice *s = &sl[k];
 		slice_load(s);
@@ -2375,7 +2062,6 @@ main(int argc, char **argv)
 	if (dump || dump_nodes_of) {
 		if ((dump && dump_nodes_of) || build_options || optind < argc)
 			wa_usage_error("--dump and --dump-nodes take a graph and nothing else");
-		atexit(cleanup);
 		if (dump)
 			dump_links(dump);
 		else
@@ -2389,7 +2075,6 @@ main(int argc, char **argv)
 	char *out = wa_strdup(graph);
 	for (size_t n = strlen(out); n > 1 && out[n - 1] == '/'; n--)
 		out[n - 1] = '\0';
-	install_handlers();
 	build(out, argv + optind, argc - optind);
 	free(out);
 	url_cleanup();

@@ -1,0 +1,139 @@
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "msg.h"
+#include "sorter.h"
+#include "workdir.h"
+
+#define PIPE_BUFFER (1u << 20)
+
+extern char **environ;
+
+void
+sorter_start(struct sorter *so, const char *what, uint64_t mem, unsigned parallel,
+    const char *dir, bool unique, int out_fd)
+{
+	/* A sort that dies shows as a write error with its exit status,
+	 * rather than as a silent death. */
+	signal(SIGPIPE, SIG_IGN);
+	int in[2], out[2] = { -1, -1 };
+	if (pipe2(in, O_CLOEXEC) != 0 || (out_fd < 0 && pipe2(out, O_CLOEXEC) != 0))
+		wa_die_errno("pipe");
+	posix_spawn_file_actions_t fa;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, in[0], STDIN_FILENO);
+	posix_spawn_file_actions_adddup2(&fa, out_fd >= 0 ? out_fd : out[1], STDOUT_FILENO);
+	posix_spawnattr_t attr;
+	posix_spawnattr_init(&attr);
+	sigset_t dfl, none;
+	sigemptyset(&none);
+	sigemptyset(&dfl);
+	sigaddset(&dfl, SIGPIPE);
+	sigaddset(&dfl, SIGINT);
+	sigaddset(&dfl, SIGTERM);
+	sigaddset(&dfl, SIGHUP);
+	posix_spawnattr_setsigdefault(&attr, &dfl);
+	posix_spawnattr_setsigmask(&attr, &none);
+	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
+
+	char size[32], threads[32];
+	snprintf(size, sizeof size, "%" PRIu64 "K", mem < 1024 ? 1 : mem >> 10);
+	snprintf(threads, sizeof threads, "--parallel=%u", parallel ? parallel : 1);
+	const char *argv[10];
+	int argc = 0;
+	argv[argc++] = "sort";
+	argv[argc++] = "-S";
+	argv[argc++] = size;
+	argv[argc++] = threads;
+	if (dir) {
+		argv[argc++] = "-T";
+		argv[argc++] = dir;
+	}
+	if (unique)
+		argv[argc++] = "-u";
+	argv[argc] = NULL;
+
+	size_t nenv = 0;
+	while (environ[nenv])
+		nenv++;
+	char **env = wa_calloc(nenv + 2, sizeof *env);
+	size_t k = 0;
+	for (size_t i = 0; i < nenv; i++)
+		if (strncmp(environ[i], "LC_ALL=", 7) != 0)
+			env[k++] = environ[i];
+	env[k++] = "LC_ALL=C";
+	env[k] = NULL;
+
+	/* No signal between the spawn and the registration: a child is
+	 * never left running unknown. */
+	sigset_t all, old;
+	sigfillset(&all);
+	sigprocmask(SIG_BLOCK, &all, &old);
+	int rc = posix_spawnp(&so->pid, "sort", &fa, &attr, (char *const *)argv, env);
+	if (rc == 0)
+		workdir_add_child(so->pid);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	if (rc != 0) {
+		errno = rc;
+		wa_die_errno("cannot run sort (GNU coreutils)");
+	}
+	free(env);
+	posix_spawn_file_actions_destroy(&fa);
+	posix_spawnattr_destroy(&attr);
+	close(in[0]);
+	if (out[1] >= 0)
+		close(out[1]);
+	so->what = what;
+	so->in = fdopen(in[1], "w");
+	so->out = out[0] >= 0 ? fdopen(out[0], "r") : NULL;
+	if (!so->in || (out[0] >= 0 && !so->out))
+		wa_die_errno("fdopen");
+	setvbuf(so->in, NULL, _IOFBF, PIPE_BUFFER);
+	if (so->out)
+		setvbuf(so->out, NULL, _IOFBF, PIPE_BUFFER);
+}
+
+static void
+sorter_wait(struct sorter *so)
+{
+	int st;
+	while (waitpid(so->pid, &st, 0) < 0)
+		if (errno != EINTR)
+			wa_die_errno("waitpid");
+	workdir_remove_child(so->pid);
+	if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
+		return;
+	if (WIFEXITED(st))
+		wa_die("sort of the %s failed (exit status %d)", so->what, WEXITSTATUS(st));
+	wa_die("sort of the %s was killed by signal %d", so->what, WTERMSIG(st));
+}
+
+void
+sorter_close_input(struct sorter *so)
+{
+	bool failed = fclose(so->in) != 0;
+	so->in = NULL;
+	if (failed) {
+		sorter_wait(so);
+		wa_die("sort of the %s stopped reading its input", so->what);
+	}
+}
+
+void
+sorter_finish(struct sorter *so)
+{
+	if (so->out) {
+		if (ferror(so->out))
+			wa_die_errno("reading the sorted %s", so->what);
+		fclose(so->out);
+		so->out = NULL;
+	}
+	sorter_wait(so);
+}
