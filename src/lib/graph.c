@@ -1,4 +1,5 @@
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -270,6 +271,14 @@ slice_read_blocks(const struct slice *s, uint64_t b0, uint64_t b1, uint32_t *buf
 		done += (uint64_t)r;
 	}
 	return n / 4;
+}
+
+void
+slice_prefetch(const struct slice *s)
+{
+	/* Advice only: a failure costs time, not results. */
+	(void)posix_fadvise(s->fd, (off_t)s->data_pos, (off_t)(s->words * 4),
+	    POSIX_FADV_WILLNEED);
 }
 
 void

@@ -117,6 +117,8 @@ void slice_open(const struct graph *g, uint32_t k, struct slice *s);
 /* Reads the words of blocks [b0, b1) into buf; returns their number. */
 uint64_t slice_read_blocks(const struct slice *s, uint64_t b0, uint64_t b1, uint32_t *buf);
 void slice_load(struct slice *s);
+/* Asks the kernel to read the whole slice ahead, in the background. */
+void slice_prefetch(const struct slice *s);
 void slice_close(struct slice *s);
 /* The bits of the minor part of the words of a slice of that many pages. */
 unsigned slice_bits(uint64_t pages);

@@ -388,6 +388,9 @@ split_blocks(const struct slice *s, uint64_t b0, uint64_t b1, uint64_t want, boo
 static void
 scan_slice(struct engine *e, const struct slice *s, struct change *ch)
 {
+	/* From disk, the next slice is read while this one is computed. */
+	if (e->streamed)
+		slice_prefetch(&e->slices[(s->k + 1) % e->g->slices]);
 	uint64_t ext = s->external_blocks, words = s->block_off[ext];
 	for (unsigned t = 0; t < e->nt; t++) {
 		struct worker *w = &e->w[t];
