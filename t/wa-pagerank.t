@@ -101,6 +101,19 @@ for name in dangling sink cycles disconnected selflinks star chain xml gen; do
 	vcheck "$name: --init from a -b vector, on 7 slices" diff "$o.warmb" "$o.gs" --tol 1e-9
 done
 
+# A slice of 20000 pages is cut into 5 lanes, the same for any -j: three
+# iterations, far from converged, give the same vector to round-off with
+# one, two or three threads, so -j never changes the iterates themselves.
+gen_graph -n 20000 -s 9
+ok "20000 pages in one slice" wa-linkmat -q -s 1 -p "$tmp/gen.pages.tsv" -o "$tmp/lanes.g" \
+	"$tmp/gen.links.tsv"
+for j in 1 2 3; do
+	wa-pagerank -q -j $j -i 3 -o "$tmp/lanes.j$j" "$tmp/lanes.g" 2>/dev/null
+done
+vcheck "lanes: three iterations with -j 2 equal -j 1 to round-off" \
+	diff "$tmp/lanes.j2" "$tmp/lanes.j1" --tol 1e-14
+vcheck "lanes: and with -j 3" diff "$tmp/lanes.j3" "$tmp/lanes.j1" --tol 1e-14
+
 # The limit of L1 change: the tool stops when it is below -e, and the
 # distance to the fix-point is then within about c/(1-c) of it.
 ok "xml: -e 1e-4 --norm l1 stops early" wa-pagerank -q -e 1e-4 --norm l1 -o "$tmp/loose" "$tmp/xml.g"

@@ -52,10 +52,23 @@ struct worker {
 	size_t buf_cap;
 	const struct slice *s;
 	uint64_t b0, b1;		/* its blocks of the section being scanned */
-	uint64_t lo, hi;		/* internal section: the destinations it finishes */
+	uint64_t lo, hi;		/* the pages of the lane it works on */
 	uint64_t next;			/* the next of them to finish */
 	uint64_t released;		/* x and r given back below this id */
-	struct finish *fin;		/* its importance totals, during the slice */
+	struct finish *fin;		/* that lane's importance totals */
+};
+
+/* The internal section of a slice is cut into lanes, balanced on words
+ * plus pages, whatever the number of threads, which take them in turn.  A
+ * lane reads the pages of the others as the slice began, so that -j
+ * changes no more than the grouping of sums: round-off. */
+#define LANES_MAX 16
+#define LANE_PAGES 4096		/* a lane for every this many pages of a slice */
+
+struct lane {
+	uint64_t b0, b1;		/* its internal blocks */
+	uint64_t lo, hi;		/* its pages */
+	struct finish fin;
 };
 
 struct engine {
@@ -85,6 +98,8 @@ struct engine {
 	unsigned nt;
 	struct worker *w;
 	double **acc;			/* each thread's */
+	unsigned lanes;			/* of the slice being scanned */
+	struct lane lane[LANES_MAX];
 };
 
 static void
@@ -233,7 +248,7 @@ scan_internal(struct engine *e, struct worker *w, uint64_t b0, uint64_t b1,
 	const uint32_t *base = buf - s->block_off[b0];
 	const unsigned bits = s->bits;
 	const double *x = e->x + s->lo, *y = e->y;
-	const double *x_other = e->p->jacobi || e->nt == 1 ? x : e->x_before;
+	const double *x_other = e->p->jacobi || e->lanes == 1 ? x : e->x_before;
 	const uint64_t own = w->lo - s->lo, own_pages = w->hi - w->lo;
 	struct finish fin = *w->fin, *f = &fin;
 	for (uint64_t b = b0; b < b1; b++) {
@@ -342,13 +357,20 @@ internal_work(void *arg)
 	struct engine *e = w->e;
 	if (e->use)
 		memset(w->use_sums, 0, (w->s->hi - w->s->lo) * sizeof *w->use_sums);
-	w->next = w->lo;
-	scan_section(w, true);
-	if (e->imp) {	/* the pages after its last internal link */
-		struct finish fin = *w->fin;
-		for (uint64_t j = w->next; j < w->hi; j++)
-			finish_page(&fin, j, 0);
-		*w->fin = fin;
+	for (unsigned l = w->t; l < e->lanes; l += e->nt) {
+		struct lane *ln = &e->lane[l];
+		w->b0 = ln->b0;
+		w->b1 = ln->b1;
+		w->lo = w->next = ln->lo;
+		w->hi = ln->hi;
+		w->fin = &ln->fin;
+		scan_section(w, true);
+		if (e->imp) {	/* the pages after its last internal link */
+			struct finish fin = *w->fin;
+			for (uint64_t j = w->next; j < w->hi; j++)
+				finish_page(&fin, j, 0);
+			*w->fin = fin;
+		}
 	}
 	return NULL;
 }
@@ -403,20 +425,19 @@ scan_slice(struct engine *e, const struct slice *s, struct change *ch)
 	e->w[e->nt - 1].b1 = ext;
 	run_workers(e, external_work);
 
-	/* The internal blocks: threads balanced on words plus pages. */
-	struct finish fins[64];
+	/* The internal blocks, in lanes balanced on words plus pages. */
 	uint64_t iwords = s->words - words, pages = s->hi - s->lo;
-	for (unsigned t = 0; t < e->nt; t++) {
-		struct worker *w = &e->w[t];
-		uint64_t want = (iwords + (e->imp ? pages : 0)) * t / e->nt;
-		w->b0 = t ? split_blocks(s, ext, s->blocks, want, e->imp) : ext;
-		w->lo = t == 0 ? s->lo : w->b0 < s->blocks ? s->block_first[w->b0] : s->hi;
-		if (t) {
-			e->w[t - 1].b1 = w->b0;
-			e->w[t - 1].hi = w->lo;
+	e->lanes = (unsigned)(pages / LANE_PAGES < LANES_MAX ? pages / LANE_PAGES + 1 : LANES_MAX);
+	for (unsigned l = 0; l < e->lanes; l++) {
+		struct lane *ln = &e->lane[l];
+		uint64_t want = (iwords + (e->imp ? pages : 0)) * l / e->lanes;
+		ln->b0 = l ? split_blocks(s, ext, s->blocks, want, e->imp) : ext;
+		ln->lo = l == 0 ? s->lo : ln->b0 < s->blocks ? s->block_first[ln->b0] : s->hi;
+		if (l) {
+			e->lane[l - 1].b1 = ln->b0;
+			e->lane[l - 1].hi = ln->lo;
 		}
-		w->fin = &fins[t];
-		fins[t] = (struct finish){
+		ln->fin = (struct finish){
 			.c = e->p->damping, .uniform_e = 1.0 / (double)e->n, .dangling = e->dangling,
 			.e = e->v->e, .outdeg = e->outdeg, .pr = e->pr, .x = e->x, .next = e->next,
 			.acc = { e->w[0].acc, e->nt > 1 ? e->w[1].acc : NULL }, .more_acc = e->acc,
@@ -424,22 +445,23 @@ scan_slice(struct engine *e, const struct slice *s, struct change *ch)
 			.renormalize = e->p->renormalize,
 		};
 	}
-	e->w[e->nt - 1].b1 = s->blocks;
-	e->w[e->nt - 1].hi = s->hi;
-	if (e->imp && !e->p->jacobi && e->nt > 1)
+	e->lane[e->lanes - 1].b1 = s->blocks;
+	e->lane[e->lanes - 1].hi = s->hi;
+	if (e->imp && !e->p->jacobi && e->lanes > 1)
 		memcpy(e->x_before, e->x + s->lo, pages * sizeof *e->x_before);
 	run_workers(e, internal_work);
 
-	for (unsigned t = 0; t < e->nt; t++) {
-		struct worker *w = &e->w[t];
-		ch->l1 += fins[t].ch.l1;
-		ch->l2 += fins[t].ch.l2;
-		e->unscaled += fins[t].unscaled;
-		e->dangling += fins[t].dangling_delta;
-		if (e->use)
-			for (uint64_t i = 0; i < pages; i++)
-				e->r[s->lo + i] += w->use_sums[i];
+	for (unsigned l = 0; l < e->lanes; l++) {
+		const struct finish *f = &e->lane[l].fin;
+		ch->l1 += f->ch.l1;
+		ch->l2 += f->ch.l2;
+		e->unscaled += f->unscaled;
+		e->dangling += f->dangling_delta;
 	}
+	if (e->use)
+		for (unsigned t = 0; t < e->nt; t++)
+			for (uint64_t i = 0; i < pages; i++)
+				e->r[s->lo + i] += e->w[t].use_sums[i];
 	release_all(e, s->lo, s->hi);
 }
 

@@ -23,10 +23,11 @@
  * M^t of the paper (an average over successors) with the normalisation r,
  * iterated as Jacobi.  Both rankings can share the scans (sec. 2.3.4).
  *
- * Threads split each section of a slice by its blocks.  The per-thread
- * sums are added in thread order, and a thread reads the internal sources
- * of another thread's pages as the slice began, so a given thread count
- * always gives the same bits. */
+ * Threads split each section of a slice by its blocks: the external
+ * links by words, the internal ones in lanes (rank.c) whatever the thread
+ * count.  The per-thread sums are added in thread order, so a given thread
+ * count always gives the same bits, and another one changes the
+ * round-off only. */
 #ifndef WA_RANK_H
 #define WA_RANK_H
 

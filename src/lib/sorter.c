@@ -16,6 +16,25 @@
 
 extern char **environ;
 
+/* Whether a program is on the PATH. */
+static bool
+on_path(const char *name)
+{
+	const char *path = getenv("PATH");
+	if (!path || !*path)
+		path = "/usr/bin:/bin";
+	for (const char *p = path; *p;) {
+		size_t n = strcspn(p, ":");
+		char *file = wa_asprintf("%.*s/%s", (int)n, p, name);
+		bool found = n && access(file, X_OK) == 0;
+		free(file);
+		if (found)
+			return true;
+		p += n + (p[n] == ':');
+	}
+	return false;
+}
+
 void
 sorter_start(struct sorter *so, const char *what, uint64_t mem, unsigned parallel,
     const char *dir, bool unique, int out_fd)
@@ -52,6 +71,10 @@ sorter_start(struct sorter *so, const char *what, uint64_t mem, unsigned paralle
 	argv[argc++] = "-S";
 	argv[argc++] = size;
 	argv[argc++] = threads;
+	/* URL lines compress several times over: the runs a large input
+	 * spills take that much less disk. */
+	if (on_path("zstd"))
+		argv[argc++] = "--compress-program=zstd";
 	if (dir) {
 		argv[argc++] = "-T";
 		argv[argc++] = dir;
