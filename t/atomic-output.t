@@ -13,9 +13,12 @@ mkdir "$d"
 temps() { ls -A "$d" | grep -E '^\.ranks\.bin\.[A-Za-z0-9]{6}$'; }
 
 # Starts a slow writer (25 MiB in 100 chunks, 30 ms apart) and returns
-# once its temporary holds 2 MiB, so that a kill lands in the middle.
+# once its temporary holds 2 MiB, so that a kill lands in the middle.  The
+# signals it is sent are reset to their defaults, which a run under nohup
+# would have it ignore.
 start_writer() {	# SEED
-	"$w" write "$f" 32768 100 30 "$1" >/dev/null 2>"$tmp/writer.err" &
+	env --default-signal=HUP,TERM "$w" write "$f" 32768 100 30 "$1" >/dev/null \
+		2>"$tmp/writer.err" &
 	pid=$!
 	i=0
 	while [ $i -lt 600 ]; do
