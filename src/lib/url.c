@@ -454,6 +454,17 @@ dot_segment(const char *seg, const char *end)
 	    (end - seg == 2 && seg[0] == '.' && seg[1] == '.');
 }
 
+/* What follows "http://" or "https://" in s, or NULL. */
+static const char *
+after_scheme(const char *s)
+{
+	if (strncmp(s, "http://", 7) == 0)
+		return s + 7;
+	if (strncmp(s, "https://", 8) == 0)
+		return s + 8;
+	return NULL;
+}
+
 /* Whether the cleaned input s is canonical already, as most URLs of a
  * crawl are, so that canon() would return it unchanged: http or https; a
  * host of lower-case letters, digits, '-' and '.' in non-empty labels,
@@ -464,12 +475,8 @@ dot_segment(const char *seg, const char *end)
 static bool
 already_canonical(const char *s)
 {
-	const char *p;
-	if (strncmp(s, "http://", 7) == 0)
-		p = s + 7;
-	else if (strncmp(s, "https://", 8) == 0)
-		p = s + 8;
-	else
+	const char *p = after_scheme(s);
+	if (!p)
 		return false;
 	const char *label = p;
 	bool number = true;
@@ -538,12 +545,8 @@ url_resolve(const char *base, const char *ref, char *out, const char **why)
 static const char *
 split(const char *url, const char **host, const char **host_end)
 {
-	const char *h;
-	if (strncmp(url, "http://", 7) == 0)
-		h = url + 7;
-	else if (strncmp(url, "https://", 8) == 0)
-		h = url + 8;
-	else
+	const char *h = after_scheme(url);
+	if (!h)
 		return NULL;
 	const char *e = h[0] == '[' ? strchr(h, ']') : h + strcspn(h, ":/");
 	if (!e)
