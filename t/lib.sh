@@ -9,6 +9,8 @@
 #   unit NAME              runs the C unit test NAME (its TAP is folded in)
 #   nginx_start NAME ADDR PORT ROOT [CONF]   serves ROOT on ADDR:PORT
 #   nginx_stop NAME        (all servers also stop when the test ends)
+#   web_start              serves testdata/web: WEB_SITES, WEB_RESOLVE (below)
+#   fault_start            starts t/fault-server.py: FAULT_RESOLVE... (below)
 #   skip_all REASON / done_testing
 #
 # Tools run from $WA_BIN (bin/ by default; make check SANITIZE=1 and
@@ -33,6 +35,7 @@ t_servers=
 
 t_cleanup() {
 	for s in $t_servers; do nginx_stop "$s"; done
+	fault_stop
 	rm -rf "$tmp"
 }
 trap t_cleanup EXIT
@@ -186,4 +189,87 @@ skip_all() { echo "1..0 # SKIP $1"; trap - EXIT; rm -rf "$tmp"; exit 0; }
 done_testing() {
 	echo "1..$t_count"
 	[ $t_failed = 0 ]
+}
+
+# The test web (testdata/web, described in its README): every site
+# testdata/web/HOST/ is served by an nginx of its own on 127.B.C.(10+i),
+# port 8080, with testdata/web/HOST.conf as extra server configuration.
+# Pages name sites by host, so tools reach them through resolve entries:
+#   web_start              starts every site; sets WEB_SITES (the hosts) and
+#                          WEB_RESOLVE ("--resolve HOST:8080:ADDR" for each,
+#                          for curl and wa-fetch: use it unquoted)
+#   web_addr HOST          the address of a started site
+#   web_log HOST           its access log
+web_start() {
+	WEB_SITES= WEB_RESOLVE=
+	w_i=0
+	for w_site in "$TESTDATA"/web/*.test; do
+		[ -d "$w_site" ] || continue
+		w_i=$((w_i + 1))
+		w_host=${w_site##*/}
+		w_conf=
+		[ -f "$w_site.conf" ] && w_conf=$(cat "$w_site.conf")
+		nginx_start "web-$w_host" "$(t_addr $((10 + w_i)))" 8080 "$w_site" "$w_conf"
+		WEB_SITES="$WEB_SITES${WEB_SITES:+ }$w_host"
+		WEB_RESOLVE="$WEB_RESOLVE${WEB_RESOLVE:+ }--resolve $w_host:8080:$(t_addr $((10 + w_i)))"
+	done
+	[ $w_i -gt 0 ] || { echo "Bail out! no sites in $TESTDATA/web"; exit 1; }
+}
+
+web_addr() {
+	w_i=0
+	for w_host in $WEB_SITES; do
+		w_i=$((w_i + 1))
+		[ "$w_host" = "$1" ] && { t_addr $((10 + w_i)); return 0; }
+	done
+	return 1
+}
+
+web_log() { echo "$tmp/nginx-web-$1/logs/access.log"; }
+
+# The misbehaving server, t/fault-server.py (its header lists every host
+# and path), on 127.B.C.9: plain HTTP on port 8080 and TLS on 8443 with a
+# self-signed certificate made now for tls.test.
+#   fault_start            starts it; sets FAULT_ADDR, FAULT_PORT (8080),
+#                          FAULT_TLS_PORT (8443), FAULT_HOSTS, FAULT_RESOLVE
+#                          (for every host, both ports) and FAULT_CERT (the
+#                          certificate, a CA file for curl --cacert);
+#                          $tmp/fault.out gets a line "req HOST PATH" for
+#                          every request the server reads
+#   fault_stop             stops it (the end of the test does too)
+t_fault_pid=
+fault_start() {
+	FAULT_ADDR=$(t_addr 9) FAULT_PORT=8080 FAULT_TLS_PORT=8443
+	FAULT_CERT=$tmp/fault-cert.pem
+	openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=tls.test \
+	    -addext subjectAltName=DNS:tls.test -keyout "$tmp/fault-key.pem" \
+	    -out "$FAULT_CERT" 2>"$tmp/fault-openssl.err" || {
+		echo "Bail out! openssl could not make a certificate: $(cat "$tmp/fault-openssl.err")"
+		exit 1
+	}
+	python3 "$T_DIR/fault-server.py" "$FAULT_ADDR" "$FAULT_PORT" \
+	    --tls-port "$FAULT_TLS_PORT" --cert "$FAULT_CERT" \
+	    --key "$tmp/fault-key.pem" >"$tmp/fault.out" 2>"$tmp/fault.err" &
+	t_fault_pid=$!
+	f_i=0
+	until grep -q '^ready' "$tmp/fault.out" 2>/dev/null; do
+		if [ $f_i -ge 100 ] || ! kill -0 $t_fault_pid 2>/dev/null; then
+			echo "Bail out! the fault server did not start: $(cat "$tmp/fault.err")"
+			exit 1
+		fi
+		sleep 0.1
+		f_i=$((f_i + 1))
+	done
+	FAULT_HOSTS=$(sed -n 's/^hosts //p' "$tmp/fault.out")
+	FAULT_RESOLVE=
+	for f_h in $FAULT_HOSTS; do
+		FAULT_RESOLVE="$FAULT_RESOLVE${FAULT_RESOLVE:+ }--resolve $f_h:$FAULT_PORT:$FAULT_ADDR --resolve $f_h:$FAULT_TLS_PORT:$FAULT_ADDR"
+	done
+}
+
+fault_stop() {
+	[ -n "$t_fault_pid" ] || return 0
+	kill $t_fault_pid 2>/dev/null
+	wait $t_fault_pid 2>/dev/null
+	t_fault_pid=
 }
