@@ -1,0 +1,81 @@
+/* WARC/1.1 files (ISO 28500:2017): writing for wa-fetch, reading for
+ * wa-extract.
+ *
+ * Writing: each record is its own gzip member when the file name ends in
+ * ".gz" (so a reader may seek to any record), plain otherwise.  Every file
+ * begins with a warcinfo record.  A file is written under a temporary name
+ * and renamed into place when it is closed (atomic.h), so a killed run
+ * never leaves a half file under a final name.  When a file has reached
+ * the size limit, the next record opens a new file: the first file is
+ * PATH itself, the next ones insert "-00001", "-00002"... before the
+ * ".warc" ("crawl.warc.gz", "crawl-00001.warc.gz").
+ *
+ * Reading: files or stdin, gzip (one member per record or one member for
+ * all) or plain, detected by magic.  A record that cannot be read is
+ * reported as "FILE: offset N: reason" and the reader skips to the next
+ * record it can find. */
+#ifndef WA_WARC_H
+#define WA_WARC_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/uio.h>
+
+/* "<urn:uuid:xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx>" and its NUL. */
+#define WARC_ID_SIZE 48
+/* "sha1:" and 32 base32 characters and a NUL. */
+#define WARC_DIGEST_SIZE 38
+/* Largest record block the reader accepts. */
+#define WARC_MAX_BLOCK (1ULL << 30)
+
+struct warc_field {
+	const char *name, *value;
+};
+
+struct warc_writer;
+
+/* Opens PATH; max_size 0 is no limit.  info are the fields of the
+ * warcinfo record's block ("software", "format", "operator"...). */
+struct warc_writer *warc_writer_open(const char *path, uint64_t max_size,
+    const struct warc_field *info, size_t ninfo);
+/* A fresh record id. */
+void warc_new_id(char id[WARC_ID_SIZE]);
+/* "sha1:" and the base32 of a SHA-1 digest. */
+void warc_digest_format(const unsigned char sha1[20], char out[WARC_DIGEST_SIZE]);
+/* Writes one record: WARC/1.1, WARC-Type type, WARC-Record-ID id (a fresh
+ * one if NULL), WARC-Date date (Unix seconds, microseconds), the fields
+ * given (WARC-Target-URI, WARC-IP-Address, WARC-Payload-Digest...),
+ * Content-Type content_type, WARC-Block-Digest and Content-Length of the
+ * block, which is the concatenation of the iov pieces.  Dies on a write
+ * error. */
+void warc_write(struct warc_writer *w, const char *type, const char *id,
+    int64_t date_sec, long date_usec, const struct warc_field *fields,
+    size_t nfields, const char *content_type, const struct iovec *block,
+    int nblock);
+/* The name of the file the next record goes to. */
+const char *warc_writer_path(const struct warc_writer *w);
+/* Closes and renames the current file into place. */
+void warc_writer_close(struct warc_writer *w);
+
+struct warc_record {
+	uint64_t offset;	/* where the record starts in the file */
+	const char *version;	/* "WARC/1.1" */
+	struct warc_field *fields;	/* the header fields, in order */
+	size_t nfields;
+	const unsigned char *block;	/* the block, Content-Length bytes */
+	size_t block_len;
+};
+
+struct warc_reader;
+
+/* path NULL or "-" reads stdin.  Dies if the file cannot be opened. */
+struct warc_reader *warc_reader_open(const char *path);
+/* The next record; false at the end of the input.  The record's memory
+ * is the reader's until the next call. */
+bool warc_read(struct warc_reader *r, struct warc_record *rec);
+/* The value of the header field name (case-insensitive), or NULL. */
+const char *warc_field(const struct warc_record *rec, const char *name);
+/* Records skipped because they could not be read. */
+uint64_t warc_reader_errors(const struct warc_reader *r);
+void warc_reader_close(struct warc_reader *r);
+#endif
