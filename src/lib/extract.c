@@ -1,0 +1,1070 @@
+/* Links and page facts from HTML and XML documents (extract.h). */
+#include <ctype.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <libxml/HTMLparser.h>
+#include <libxml/SAX2.h>
+#include <libxml/parser.h>
+#include <libxml/parserInternals.h>
+
+#include "extract.h"
+#include "msg.h"
+#include "url.h"
+
+const char *const extract_type_name[] = {
+	"html", "xml", "dtd", "other", "error"
+};
+
+#define NS_XHTML "http://www.w3.org/1999/xhtml"
+#define NS_XLINK "http://www.w3.org/1999/xlink"
+#define NS_XSI "http://www.w3.org/2001/XMLSchema-instance"
+#define NS_ATOM "http://www.w3.org/2005/Atom"
+#define NS_RSS1 "http://purl.org/rss/1.0/"
+#define NS_SITEMAP "http://www.sitemaps.org/schemas/sitemap/0.9"
+#define NS_XINCLUDE "http://www.w3.org/2001/XInclude"
+#define NS_XINCLUDE_OLD "http://www.w3.org/2003/XInclude"
+
+/* The targets a page has given, to give each once: open addressing over
+ * offsets into an arena of strings, both cleared per page. */
+struct seen {
+	uint32_t *slot;		/* offset + 1 into arena; 0 is empty */
+	size_t nslot, used;
+	char *arena;
+	size_t arena_len, arena_cap;
+};
+
+/* xml:base values in force: the base of an element applies to its
+ * subtree, so each entry is popped when its element ends. */
+struct base_entry {
+	size_t depth;
+	char *url;
+};
+
+struct extract {
+	extract_link_fn *fn;
+	void *arg;
+	struct extract_info *info;
+	char url[URL_BUFSIZE];	/* the page */
+	char base[URL_BUFSIZE];	/* the HTML base */
+	bool html_base_seen;
+	bool xml_page;
+	struct seen seen;
+	/* XML parsing state */
+	struct base_entry *bases;
+	size_t nbases, bases_cap;
+	size_t depth;
+	enum { ROOT_OTHER, ROOT_RSS, ROOT_SITEMAP } root_kind;
+	const char *capture_how;	/* text of the element being read is a link */
+	size_t capture_depth;
+	char *text;
+	size_t text_len, text_cap;
+	bool text_too_long;
+	xmlParserCtxtPtr ctxt;	/* the XML parser */
+	char *scratch;		/* attribute values made strings */
+	size_t scratch_cap;
+};
+
+struct extract *
+extract_new(extract_link_fn *fn, void *arg)
+{
+	struct extract *ex = wa_calloc(1, sizeof *ex);
+	ex->fn = fn;
+	ex->arg = arg;
+	ex->seen.nslot = 1024;
+	ex->seen.slot = wa_calloc(ex->seen.nslot, sizeof *ex->seen.slot);
+	return ex;
+}
+
+static void
+clear_bases(struct extract *ex)
+{
+	for (size_t i = 0; i < ex->nbases; i++)
+		free(ex->bases[i].url);
+	ex->nbases = 0;
+}
+
+void
+extract_free(struct extract *ex)
+{
+	if (!ex)
+		return;
+	clear_bases(ex);
+	free(ex->bases);
+	free(ex->seen.slot);
+	free(ex->seen.arena);
+	free(ex->text);
+	free(ex->scratch);
+	free(ex);
+}
+
+void
+extract_begin(struct extract *ex, const char *url, struct extract_info *info)
+{
+	memset(info, 0, sizeof *info);
+	info->type = EXTRACT_OTHER;
+	ex->info = info;
+	snprintf(ex->url, sizeof ex->url, "%s", url);
+	strcpy(ex->base, ex->url);
+	ex->html_base_seen = false;
+	ex->xml_page = false;
+	if (ex->seen.used)
+		memset(ex->seen.slot, 0, ex->seen.nslot * sizeof *ex->seen.slot);
+	ex->seen.used = 0;
+	ex->seen.arena_len = 0;
+}
+
+static uint64_t
+hash_string(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;	/* FNV-1a */
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
+	return h;
+}
+
+/* Adds s; false if the page has given it before. */
+static bool
+seen_add(struct seen *st, const char *s)
+{
+	if ((st->used + 1) * 2 > st->nslot) {
+		size_t n = st->nslot * 2;
+		uint32_t *slot = wa_calloc(n, sizeof *slot);
+		for (size_t i = 0; i < st->nslot; i++) {
+			if (!st->slot[i])
+				continue;
+			size_t j = hash_string(st->arena + st->slot[i] - 1) & (n - 1);
+			while (slot[j])
+				j = (j + 1) & (n - 1);
+			slot[j] = st->slot[i];
+		}
+		free(st->slot);
+		st->slot = slot;
+		st->nslot = n;
+	}
+	size_t j = hash_string(s) & (st->nslot - 1);
+	for (; st->slot[j]; j = (j + 1) & (st->nslot - 1))
+		if (strcmp(st->arena + st->slot[j] - 1, s) == 0)
+			return false;
+	size_t len = strlen(s) + 1;
+	if (st->arena_len + len > UINT32_MAX - 1)
+		wa_die("more than 4 GB of links on one page");
+	if (st->arena_len + len > st->arena_cap) {
+		st->arena_cap = (st->arena_len + len) * 2;
+		st->arena = wa_realloc(st->arena, st->arena_cap);
+	}
+	memcpy(st->arena + st->arena_len, s, len);
+	st->slot[j] = (uint32_t)st->arena_len + 1;
+	st->arena_len += len;
+	st->used++;
+	return true;
+}
+
+/* Suffixes whose type is known and not XML; both lists in strcmp order,
+ * for bsearch. */
+static const char *const known_suffixes[] = {
+	"7z", "asp", "aspx", "avi", "bmp", "bz2", "cfm", "cgi", "css", "csv",
+	"doc", "docx", "eot", "epub", "exe", "flac", "gif", "gz", "htm",
+	"html", "ico", "iso", "jar", "jpeg", "jpg", "js", "json", "jsp",
+	"m4a", "mjs", "mov", "mp3", "mp4", "mpeg", "mpg", "odp", "ods",
+	"odt", "ogg", "otf", "pdf", "php", "pl", "png", "ppt", "pptx", "ps",
+	"py", "rar", "rtf", "sh", "shtml", "swf", "tar", "tgz", "tif", "tiff",
+	"ttf", "txt", "wav", "webm", "webp", "woff", "woff2", "xhtml", "xls",
+	"xlsx", "xz", "zip",
+};
+static const char *const xml_suffixes[] = {
+	"atom", "dtd", "rdf", "rss", "wml", "xml", "xsd",
+};
+
+static int
+cmp_suffix(const void *key, const void *elem)
+{
+	return strcmp(key, *(const char *const *)elem);
+}
+
+static bool
+in_list(const char *suffix, const char *const *list, size_t nlist)
+{
+	return bsearch(suffix, list, nlist, sizeof *list, cmp_suffix) != NULL;
+}
+
+bool
+extract_xml_suspect(const char *url, bool from_xml)
+{
+	const char *p = strstr(url, "://");
+	if (!p)
+		return false;
+	p = strchr(p + 3, '/');
+	if (!p)
+		return false;
+	size_t path_len = strcspn(p, "?");
+	const char *end = p + path_len, *seg = end;
+	while (seg > p && seg[-1] != '/')
+		seg--;
+	const char *dot = NULL;
+	for (const char *c = seg; c < end; c++)
+		if (*c == '.')
+			dot = c;
+	/* A directory ("/", "/dir/") is no suspect; a name without a
+	 * suffix ("/data", ".hidden", "name.") has an unknown one. */
+	if (seg == end)
+		return false;
+	if (!dot || dot == seg || dot + 1 == end)
+		return from_xml;
+	/* The suffix in lower case; none in the lists is as long. */
+	char suffix[8];
+	size_t n = (size_t)(end - dot - 1);
+	if (n >= sizeof suffix)
+		return from_xml;
+	for (size_t i = 0; i < n; i++)
+		suffix[i] = (char)tolower((unsigned char)dot[1 + i]);
+	suffix[n] = '\0';
+	if (in_list(suffix, xml_suffixes, sizeof xml_suffixes / sizeof *xml_suffixes))
+		return true;
+	return from_xml && !in_list(suffix, known_suffixes,
+	    sizeof known_suffixes / sizeof *known_suffixes);
+}
+
+/* The length of the scheme that s starts with, 0 if none (RFC 3986
+ * sec. 3.1). */
+static size_t
+scheme_length(const char *s)
+{
+	size_t i = 0;
+	if (!isalpha((unsigned char)s[0]))
+		return 0;
+	while (isalnum((unsigned char)s[i]) || s[i] == '+' || s[i] == '-' || s[i] == '.')
+		i++;
+	return s[i] == ':' ? i : 0;
+}
+
+bool
+extract_resolve(const char *base, const char *ref, char *out)
+{
+	/* url_resolve asks libcurl to merge every reference, which costs
+	 * as much as parsing the page; merging by RFC 3986 sec. 5.2 here
+	 * leaves url_canon a URL that is most often canonical already, so
+	 * that its fast path takes it.  base is canonical: "scheme://host
+	 * [:port]/path[?query]".  The unit test checks that both ways
+	 * agree. */
+	char clean[URL_BUFSIZE], joined[URL_BUFSIZE];
+	const unsigned char *s = (const unsigned char *)ref, *e;
+	const char *why;
+	while (*s && *s <= ' ')
+		s++;
+	for (e = s + strlen((const char *)s); e > s && e[-1] <= ' '; e--)
+		;
+	size_t n = 0;
+	for (; s < e && *s != '#'; s++) {
+		if (*s == '\t' || *s == '\r' || *s == '\n')
+			continue;
+		if (n == URL_MAX)
+			return false;
+		clean[n++] = (char)*s;
+	}
+	clean[n] = '\0';
+	if (n == 0) {
+		strcpy(out, base);
+		return true;
+	}
+	if (scheme_length(clean))
+		return url_canon(clean, out, &why);
+	const char *authority = strstr(base, "://");
+	const char *path = authority ? strchr(authority + 3, '/') : NULL;
+	if (!path)
+		return false;	/* not canonical */
+	authority += 3;
+	size_t keep;
+	if (clean[0] == '/' && clean[1] == '/')
+		keep = (size_t)(authority - 2 - base);
+	else if (clean[0] == '/')
+		keep = (size_t)(path - base);
+	else if (clean[0] == '?')
+		keep = (size_t)(path - base) + strcspn(path, "?");
+	else {
+		/* Up to the last '/' of the path, not of the query. */
+		const char *slash = path + strcspn(path, "?");
+		while (slash[-1] != '/')
+			slash--;
+		keep = (size_t)(slash - base);
+	}
+	if (keep + n > URL_MAX)
+		return false;
+	memcpy(joined, base, keep);
+	memcpy(joined + keep, clean, n + 1);
+	return url_canon(joined, out, &why);
+}
+
+/* Resolves ref against base and gives it, once per page. */
+static void
+give(struct extract *ex, const char *base, const char *ref, const char *how)
+{
+	char dst[URL_BUFSIZE], how_xml[32];
+	if (!extract_resolve(base, ref, dst)) {
+		ex->info->dropped++;
+		return;
+	}
+	if (!seen_add(&ex->seen, dst))
+		return;
+	if (extract_xml_suspect(dst, ex->xml_page)) {
+		snprintf(how_xml, sizeof how_xml, "%s+xml", how);
+		how = how_xml;
+	}
+	ex->info->outdeg++;
+	ex->fn(ex->arg, ex->url, dst, how);
+}
+
+void
+extract_link(struct extract *ex, const char *ref, const char *how)
+{
+	give(ex, ex->url, ref, how);
+}
+
+void
+extract_robots(struct extract *ex, const unsigned char *body, size_t len)
+{
+	const char *p = (const char *)body, *end = p + len;
+	char value[URL_BUFSIZE];
+	while (p < end) {
+		const char *eol = memchr(p, '\n', (size_t)(end - p));
+		const char *line_end = eol ? eol : end;
+		while (p < line_end && (*p == ' ' || *p == '\t'))
+			p++;
+		if (line_end - p > 8 && strncasecmp(p, "sitemap", 7) == 0) {
+			const char *v = p + 7;
+			while (v < line_end && (*v == ' ' || *v == '\t'))
+				v++;
+			if (v < line_end && *v == ':') {
+				v++;
+				const char *ve = v;
+				while (ve < line_end && *ve != '#')
+					ve++;
+				size_t n = (size_t)(ve - v);
+				if (n < sizeof value) {
+					memcpy(value, v, n);
+					value[n] = '\0';
+					give(ex, ex->url, value, "sitemap");
+				}
+			}
+		}
+		p = line_end + 1;
+	}
+}
+
+/* ---- Deciding the type ---- */
+
+static bool
+starts_ci(const unsigned char *p, const unsigned char *end, const char *s)
+{
+	size_t n = strlen(s);
+	return (size_t)(end - p) >= n && strncasecmp((const char *)p, s, n) == 0;
+}
+
+/* What the first markup of a body says (the WHATWG MIME sniffing
+ * algorithm's HTML patterns, plus XML and DTD). */
+static enum extract_type
+sniff(const unsigned char *p, size_t len)
+{
+	static const char *const html_tags[] = {
+		"html", "head", "body", "script", "iframe", "h1", "div", "font",
+		"table", "a", "style", "title", "b", "br", "p", "meta", "link",
+	};
+	static const char *const dtd_decls[] = {
+		"<!ELEMENT", "<!ATTLIST", "<!ENTITY", "<!NOTATION",
+	};
+	if (!len)
+		return EXTRACT_OTHER;
+	const unsigned char *end = p + (len < 4096 ? len : 4096);
+	bool xml_decl = false;
+	if (end - p >= 3 && p[0] == 0xef && p[1] == 0xbb && p[2] == 0xbf)
+		p += 3;
+	else if (end - p >= 2 && ((p[0] == 0xfe && p[1] == 0xff) ||
+	    (p[0] == 0xff && p[1] == 0xfe)))
+		return EXTRACT_XML;	/* UTF-16 text with markup: XML more likely */
+	for (;;) {
+		while (p < end && (*p == ' ' || *p == '\t' || *p == '\n' ||
+		    *p == '\r' || *p == '\f'))
+			p++;
+		if (p >= end || *p != '<')
+			return xml_decl ? EXTRACT_XML : EXTRACT_OTHER;
+		if (starts_ci(p, end, "<?xml")) {
+			xml_decl = true;
+			const unsigned char *q = memmem(p, (size_t)(end - p), "?>", 2);
+			if (!q)
+				return EXTRACT_XML;
+			p = q + 2;
+			continue;
+		}
+		if (starts_ci(p, end, "<!--")) {
+			const unsigned char *q = memmem(p, (size_t)(end - p), "-->", 3);
+			if (!q)
+				return xml_decl ? EXTRACT_XML : EXTRACT_OTHER;
+			p = q + 3;
+			continue;
+		}
+		for (size_t i = 0; i < sizeof dtd_decls / sizeof *dtd_decls; i++)
+			if (starts_ci(p, end, dtd_decls[i]))
+				return EXTRACT_DTD;
+		if (starts_ci(p, end, "<!DOCTYPE")) {
+			const unsigned char *q = p + 9;
+			while (q < end && isspace(*q))
+				q++;
+			if (starts_ci(q, end, "html") && (q + 4 == end ||
+			    !isalnum(q[4])) && !xml_decl)
+				return EXTRACT_HTML;
+			return EXTRACT_XML;
+		}
+		if (xml_decl)
+			return EXTRACT_XML;
+		const unsigned char *name = p + 1, *q = name;
+		while (q < end && (isalnum(*q) || *q == ':' || *q == '-' || *q == '_'))
+			q++;
+		if (q == name || (q < end && *q != '>' && *q != '/' && !isspace(*q)))
+			return EXTRACT_OTHER;
+		for (size_t i = 0; i < sizeof html_tags / sizeof *html_tags; i++)
+			if (strlen(html_tags[i]) == (size_t)(q - name) &&
+			    strncasecmp(html_tags[i], (const char *)name,
+			    (size_t)(q - name)) == 0)
+				return EXTRACT_HTML;
+		return EXTRACT_XML;
+	}
+}
+
+bool
+extract_media_generic(const char *media)
+{
+	static const char *const generic[] = {
+		"", "application/octet-stream", "binary/octet-stream",
+		"application/unknown", "unknown/unknown", "application/x-unknown",
+		"*/*", "application/binary", "application/force-download",
+	};
+	if (!media)
+		return true;
+	for (size_t i = 0; i < sizeof generic / sizeof *generic; i++)
+		if (strcmp(media, generic[i]) == 0)
+			return true;
+	return false;
+}
+
+enum extract_type
+extract_type_of(const char *media, const char *url, const unsigned char *body,
+    size_t len)
+{
+	if (!media)
+		media = "";
+	if (strcmp(media, "text/html") == 0)
+		return EXTRACT_HTML;
+	if (strcmp(media, "application/xml-dtd") == 0)
+		return EXTRACT_DTD;
+	size_t n = strlen(media);
+	const char *slash = strchr(media, '/');
+	if (slash && (strcmp(slash, "/xml") == 0 ||
+	    (n > 4 && strcmp(media + n - 4, "+xml") == 0)))
+		return EXTRACT_XML;
+	if (!extract_media_generic(media))
+		return EXTRACT_OTHER;
+	enum extract_type t = sniff(body, len);
+	if (t == EXTRACT_OTHER && url) {
+		/* A DTD may well begin with a parameter entity reference. */
+		size_t path = strcspn(url, "?");
+		if (path > 4 && strncasecmp(url + path - 4, ".dtd", 4) == 0)
+			return EXTRACT_DTD;
+	}
+	return t;
+}
+
+/* ---- HTML and XHTML elements ---- */
+
+static const char *
+attr(const char *const *atts, const char *name)
+{
+	for (; atts && atts[0]; atts += 2)
+		if (strcmp(atts[0], name) == 0)
+			return atts[1] ? atts[1] : "";
+	return NULL;
+}
+
+static bool
+equal_trimmed_ci(const char *s, const char *word)
+{
+	while (isspace((unsigned char)*s))
+		s++;
+	size_t n = strlen(word);
+	if (strncasecmp(s, word, n) != 0)
+		return false;
+	for (s += n; *s; s++)
+		if (!isspace((unsigned char)*s))
+			return false;
+	return true;
+}
+
+/* The URL of a meta refresh's content, as the WHATWG "shared declarative
+ * refresh steps" parse it: "5; url='next.html'"; NULL if there is none. */
+static char *
+refresh_url(const char *content, char *out, size_t size)
+{
+	const char *p = content;
+	while (isspace((unsigned char)*p))
+		p++;
+	while (isdigit((unsigned char)*p) || *p == '.')
+		p++;
+	while (isspace((unsigned char)*p))
+		p++;
+	if (*p == ';' || *p == ',')
+		p++;
+	while (isspace((unsigned char)*p))
+		p++;
+	if (!*p)
+		return NULL;
+	if (strncasecmp(p, "url", 3) == 0) {
+		const char *q = p + 3;
+		while (isspace((unsigned char)*q))
+			q++;
+		if (*q == '=') {
+			q++;
+			while (isspace((unsigned char)*q))
+				q++;
+			p = q;
+		}
+	}
+	char quote = 0;
+	if (*p == '"' || *p == '\'')
+		quote = *p++;
+	size_t n = quote ? strcspn(p, quote == '"' ? "\"" : "'") : strlen(p);
+	if (n == 0 || n >= size)
+		return NULL;
+	memcpy(out, p, n);
+	out[n] = '\0';
+	return out;
+}
+
+/* An HTML element (name in lower case) with its attributes as name, value
+ * pairs; base is the base for its links (for XHTML, xml:base's). */
+static void
+html_element(struct extract *ex, const char *name, const char *const *atts,
+    const char *base)
+{
+	const char *v;
+	char buf[URL_BUFSIZE];
+	switch (name[0]) {
+	case 'a':
+		if ((strcmp(name, "a") == 0 || strcmp(name, "area") == 0) &&
+		    (v = attr(atts, "href")))
+			give(ex, base, v, name);
+		break;
+	case 'b':
+		if (strcmp(name, "base") == 0 && !ex->html_base_seen &&
+		    (v = attr(atts, "href"))) {
+			/* Only the first base element with an href counts. */
+			ex->html_base_seen = true;
+			if (extract_resolve(ex->url, v, buf))
+				strcpy(ex->base, buf);
+		}
+		break;
+	case 'f':
+		if (strcmp(name, "frame") == 0 && (v = attr(atts, "src")))
+			give(ex, base, v, name);
+		else if (strcmp(name, "form") == 0 && (v = attr(atts, "action"))) {
+			const char *method = attr(atts, "method");
+			if (!method || equal_trimmed_ci(method, "get"))
+				give(ex, base, v, "form");
+		}
+		break;
+	case 'i':
+		if (strcmp(name, "iframe") == 0 && (v = attr(atts, "src")))
+			give(ex, base, v, name);
+		break;
+	case 'l':
+		if (strcmp(name, "link") == 0 && (v = attr(atts, "href")))
+			give(ex, base, v, name);
+		break;
+	case 'm':
+		if (strcmp(name, "meta") == 0 && (v = attr(atts, "http-equiv")) &&
+		    equal_trimmed_ci(v, "refresh") && (v = attr(atts, "content")) &&
+		    refresh_url(v, buf, sizeof buf))
+			give(ex, base, buf, "refresh");
+		break;
+	}
+}
+
+static void
+html_start(void *ctx, const xmlChar *name, const xmlChar **atts)
+{
+	xmlParserCtxtPtr ctxt = ctx;
+	struct extract *ex = ctxt->_private;
+	html_element(ex, (const char *)name, (const char *const *)atts, ex->base);
+}
+
+/* ---- XML ---- */
+
+/* xml:base, else the base element's href of XHTML, else the page. */
+static const char *
+current_base(const struct extract *ex)
+{
+	return ex->nbases ? ex->bases[ex->nbases - 1].url : ex->base;
+}
+
+static void
+text_append(struct extract *ex, const char *s, size_t n)
+{
+	if (ex->text_too_long || ex->text_len + n > URL_MAX + 256) {
+		ex->text_too_long = true;
+		return;
+	}
+	if (ex->text_len + n + 1 > ex->text_cap) {
+		ex->text_cap = (ex->text_len + n + 1) * 2;
+		ex->text = wa_realloc(ex->text, ex->text_cap);
+	}
+	memcpy(ex->text + ex->text_len, s, n);
+	ex->text_len += n;
+	ex->text[ex->text_len] = '\0';
+}
+
+static void
+xml_characters(void *ctx, const xmlChar *s, int n)
+{
+	struct extract *ex = ((xmlParserCtxtPtr)ctx)->_private;
+	if (ex->capture_how)
+		text_append(ex, (const char *)s, (size_t)n);
+}
+
+static bool
+ns_is(const xmlChar *uri, const char *ns)
+{
+	return uri && strcmp((const char *)uri, ns) == 0;
+}
+
+/* The value of a SAX2 attribute as a string of its own, valid until the
+ * next call.  Without XML_PARSE_NOENT the parser leaves entity references
+ * in attribute values (and '&' as "&#38;") for the tree to keep; they are
+ * expanded here with the parser's own limits on expansion. */
+static const char *
+attr_value(struct extract *ex, const xmlChar **a)
+{
+	const xmlChar *v = a[3];
+	size_t n = (size_t)(a[4] - a[3]);
+	xmlChar *decoded = NULL;
+	if (memchr(v, '&', n)) {
+		xmlParserCtxtPtr ctxt = ex->ctxt;
+		int saved = ctxt->replaceEntities;
+		ctxt->replaceEntities = 1;
+		decoded = xmlStringLenDecodeEntities(ctxt, v, (int)n,
+		    XML_SUBSTITUTE_REF, 0, 0, 0);
+		ctxt->replaceEntities = saved;
+		v = decoded ? decoded : (const xmlChar *)"";
+		n = strlen((const char *)v);
+	}
+	if (n + 1 > ex->scratch_cap) {
+		ex->scratch_cap = (n + 1) * 2;
+		ex->scratch = wa_realloc(ex->scratch, ex->scratch_cap);
+	}
+	memcpy(ex->scratch, v, n);
+	ex->scratch[n] = '\0';
+	xmlFree(decoded);
+	return ex->scratch;
+}
+
+static void
+schema_locations(struct extract *ex, const char *v, bool pairs)
+{
+	char loc[URL_BUFSIZE];
+	size_t i = 0;
+	for (const char *p = v;;) {
+		while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
+			p++;
+		if (!*p)
+			break;
+		size_t n = strcspn(p, " \t\n\r");
+		/* schemaLocation pairs a namespace with a location. */
+		if ((!pairs || i % 2 == 1) && n < sizeof loc) {
+			memcpy(loc, p, n);
+			loc[n] = '\0';
+			give(ex, current_base(ex), loc, "schema");
+		}
+		i++;
+		p += n;
+	}
+}
+
+/* The text of the element starting now is a link. */
+static void
+start_capture(struct extract *ex, const char *how)
+{
+	if (ex->capture_how)
+		return;
+	ex->capture_how = how;
+	ex->capture_depth = ex->depth;
+	ex->text_len = 0;
+	ex->text_too_long = false;
+}
+
+static void
+set_root(struct extract *ex, const xmlChar *localname, const xmlChar *prefix,
+    const xmlChar *uri)
+{
+	struct extract_info *info = ex->info;
+	snprintf(info->root, sizeof info->root, "%s%s%s",
+	    prefix ? (const char *)prefix : "", prefix ? ":" : "",
+	    (const char *)localname);
+	if (!*info->doctype && uri && !strpbrk((const char *)uri, " \t\r\n") &&
+	    strlen((const char *)uri) < sizeof info->doctype)
+		strcpy(info->doctype, (const char *)uri);
+	const char *l = (const char *)localname;
+	if ((!uri || ns_is(uri, NS_SITEMAP)) && (strcmp(l, "urlset") == 0 ||
+	    strcmp(l, "sitemapindex") == 0))
+		ex->root_kind = ROOT_SITEMAP;
+	else if (strcmp(l, "rss") == 0 || strcmp(l, "RDF") == 0)
+		ex->root_kind = ROOT_RSS;
+	else
+		ex->root_kind = ROOT_OTHER;
+}
+
+static void
+xml_start(void *ctx, const xmlChar *localname, const xmlChar *prefix,
+    const xmlChar *uri, int nns, const xmlChar **ns, int nattr, int ndef,
+    const xmlChar **attrs)
+{
+	struct extract *ex = ((xmlParserCtxtPtr)ctx)->_private;
+	const char *l = (const char *)localname;
+	(void)nns;
+	(void)ns;
+	(void)ndef;
+	if (ex->depth++ == 0)
+		set_root(ex, localname, prefix, uri);
+
+	for (int i = 0; i < nattr; i++) {
+		const xmlChar **a = attrs + 5 * i;
+		if (ns_is(a[2], (const char *)XML_XML_NAMESPACE) &&
+		    strcmp((const char *)a[0], "base") == 0) {
+			char buf[URL_BUFSIZE];
+			if (!extract_resolve(current_base(ex), attr_value(ex, a), buf))
+				break;
+			if (ex->nbases == ex->bases_cap) {
+				ex->bases_cap = ex->bases_cap ? 2 * ex->bases_cap : 8;
+				ex->bases = wa_reallocarray(ex->bases, ex->bases_cap,
+				    sizeof *ex->bases);
+			}
+			ex->bases[ex->nbases].depth = ex->depth;
+			ex->bases[ex->nbases++].url = wa_strdup(buf);
+			break;
+		}
+	}
+	const char *base = current_base(ex);
+
+	if (ns_is(uri, NS_XHTML)) {
+		/* The HTML forms, from the attributes in no namespace that
+		 * html_element reads; XML allows each name once. */
+		static const char *const wanted[] = {
+			"href", "src", "action", "method", "http-equiv", "content",
+		};
+		enum { NWANTED = sizeof wanted / sizeof *wanted };
+		const char *pairs[2 * NWANTED + 1];
+		char *copy[NWANTED];
+		int k = 0;
+		for (int i = 0; i < nattr && k < NWANTED; i++) {
+			const xmlChar **a = attrs + 5 * i;
+			bool w = false;
+			for (int j = 0; j < NWANTED; j++)
+				w |= strcmp((const char *)a[0], wanted[j]) == 0;
+			if (a[2] || !w)
+				continue;
+			copy[k] = wa_strdup(attr_value(ex, a));
+			pairs[2 * k] = (const char *)a[0];
+			pairs[2 * k + 1] = copy[k];
+			k++;
+		}
+		pairs[2 * k] = NULL;
+		html_element(ex, l, pairs, base);
+		for (int i = 0; i < k; i++)
+			free(copy[i]);
+	} else if (ns_is(uri, NS_ATOM) && strcmp(l, "link") == 0) {
+		const char *how = "atom";
+		for (int i = 0; i < nattr; i++) {
+			const xmlChar **a = attrs + 5 * i;
+			if (!a[2] && strcmp((const char *)a[0], "rel") == 0 &&
+			    equal_trimmed_ci(attr_value(ex, a), "enclosure"))
+				how = "enclosure";
+		}
+		for (int i = 0; i < nattr; i++) {
+			const xmlChar **a = attrs + 5 * i;
+			if (!a[2] && strcmp((const char *)a[0], "href") == 0)
+				give(ex, base, attr_value(ex, a), how);
+		}
+	} else if ((ns_is(uri, NS_XINCLUDE) || ns_is(uri, NS_XINCLUDE_OLD)) &&
+	    strcmp(l, "include") == 0) {
+		for (int i = 0; i < nattr; i++) {
+			const xmlChar **a = attrs + 5 * i;
+			if (!a[2] && strcmp((const char *)a[0], "href") == 0)
+				give(ex, base, attr_value(ex, a), "xinclude");
+		}
+	} else if (ex->root_kind == ROOT_RSS && (!uri || ns_is(uri, NS_RSS1))) {
+		if (strcmp(l, "link") == 0) {
+			start_capture(ex, "rss");
+		} else if (strcmp(l, "enclosure") == 0) {
+			for (int i = 0; i < nattr; i++) {
+				const xmlChar **a = attrs + 5 * i;
+				if (!a[2] && strcmp((const char *)a[0], "url") == 0)
+					give(ex, base, attr_value(ex, a), "enclosure");
+			}
+		}
+	} else if (ex->root_kind == ROOT_SITEMAP && strcmp(l, "loc") == 0 &&
+	    (!uri || ns_is(uri, NS_SITEMAP))) {
+		start_capture(ex, "sitemap");
+	}
+
+	for (int i = 0; i < nattr; i++) {
+		const xmlChar **a = attrs + 5 * i;
+		const char *name = (const char *)a[0];
+		if (ns_is(a[2], NS_XLINK) && strcmp(name, "href") == 0)
+			give(ex, base, attr_value(ex, a), "xlink");
+		else if (ns_is(a[2], NS_XSI) && strcmp(name, "schemaLocation") == 0)
+			schema_locations(ex, attr_value(ex, a), true);
+		else if (ns_is(a[2], NS_XSI) &&
+		    strcmp(name, "noNamespaceSchemaLocation") == 0)
+			schema_locations(ex, attr_value(ex, a), false);
+	}
+}
+
+static void
+xml_end(void *ctx, const xmlChar *localname, const xmlChar *prefix,
+    const xmlChar *uri)
+{
+	struct extract *ex = ((xmlParserCtxtPtr)ctx)->_private;
+	(void)localname;
+	(void)prefix;
+	(void)uri;
+	if (ex->capture_how && ex->capture_depth == ex->depth) {
+		if (!ex->text_too_long && ex->text_len)
+			give(ex, current_base(ex), ex->text, ex->capture_how);
+		ex->capture_how = NULL;
+		ex->capture_depth = 0;
+		ex->text_len = 0;
+	}
+	if (ex->nbases && ex->bases[ex->nbases - 1].depth == ex->depth) {
+		ex->nbases--;
+		free(ex->bases[ex->nbases].url);
+	}
+	ex->depth--;
+}
+
+/* The value of the pseudo-attribute name in a processing instruction's
+ * data, with the predefined entities decoded; false if absent. */
+static bool
+pseudo_attr(const char *data, const char *name, char *out, size_t size)
+{
+	size_t n = strlen(name);
+	for (const char *p = data; (p = strstr(p, name)); p += n) {
+		if (p != data && !isspace((unsigned char)p[-1]))
+			continue;
+		const char *q = p + n;
+		while (isspace((unsigned char)*q))
+			q++;
+		if (*q != '=')
+			continue;
+		q++;
+		while (isspace((unsigned char)*q))
+			q++;
+		if (*q != '"' && *q != '\'')
+			return false;
+		char quote = *q++;
+		size_t len = 0;
+		while (*q && *q != quote) {
+			static const struct { const char *ent; char c; } ents[] = {
+				{ "&amp;", '&' }, { "&lt;", '<' }, { "&gt;", '>' },
+				{ "&quot;", '"' }, { "&apos;", '\'' },
+			};
+			char c = *q;
+			size_t skip = 1;
+			for (size_t i = 0; i < sizeof ents / sizeof *ents; i++)
+				if (strncmp(q, ents[i].ent, strlen(ents[i].ent)) == 0) {
+					c = ents[i].c;
+					skip = strlen(ents[i].ent);
+				}
+			if (len + 1 >= size)
+				return false;
+			out[len++] = c;
+			q += skip;
+		}
+		out[len] = '\0';
+		return *q == quote;
+	}
+	return false;
+}
+
+static void
+xml_pi(void *ctx, const xmlChar *target, const xmlChar *data)
+{
+	struct extract *ex = ((xmlParserCtxtPtr)ctx)->_private;
+	char href[URL_BUFSIZE];
+	if (data && strcmp((const char *)target, "xml-stylesheet") == 0 &&
+	    pseudo_attr((const char *)data, "href", href, sizeof href))
+		give(ex, current_base(ex), href, "stylesheet");
+}
+
+static void
+xml_internal_subset(void *ctx, const xmlChar *name, const xmlChar *external_id,
+    const xmlChar *system_id)
+{
+	xmlParserCtxtPtr ctxt = ctx;
+	struct extract *ex = ctxt->_private;
+	/* The entity declarations need the document's DTD node. */
+	xmlSAX2InternalSubset(ctx, name, external_id, system_id);
+	if (!system_id)
+		return;
+	char dst[URL_BUFSIZE];
+	if (extract_resolve(ex->url, (const char *)system_id, dst))
+		strcpy(ex->info->doctype, dst);
+	give(ex, ex->url, (const char *)system_id, "doctype");
+}
+
+/* External entities and DTDs are never read. */
+static xmlParserInputPtr
+no_entity_loader(const char *url, const char *id, xmlParserCtxtPtr ctxt)
+{
+	(void)url;
+	(void)id;
+	(void)ctxt;
+	return NULL;
+}
+
+static void
+silent(void *ctx, const char *msg, ...)
+{
+	(void)ctx;
+	(void)msg;
+}
+
+static void
+set_error(struct extract *ex, xmlParserCtxtPtr ctxt, const char *fallback)
+{
+	const xmlError *e = ctxt ? xmlCtxtGetLastError(ctxt) : NULL;
+	ex->info->type = EXTRACT_ERROR;
+	if (e && e->message) {
+		snprintf(ex->info->error, sizeof ex->info->error, "line %d: %s",
+		    e->line, e->message);
+		/* libxml2's messages end with a newline. */
+		size_t n = strlen(ex->info->error);
+		while (n && (ex->info->error[n - 1] == '\n' ||
+		    ex->info->error[n - 1] == ' '))
+			ex->info->error[--n] = '\0';
+	} else {
+		snprintf(ex->info->error, sizeof ex->info->error, "%s", fallback);
+	}
+}
+
+/* The charset to parse with: the HTTP header's, else the byte order
+ * mark's (which is skipped); NULL lets the document say (meta charset,
+ * XML declaration) or libxml2 guess. */
+static const char *
+charset_of(const char *http, const unsigned char **body, size_t *len)
+{
+	const unsigned char *p = *body;
+	if (http && *http)
+		return http;
+	if (*len >= 3 && p[0] == 0xef && p[1] == 0xbb && p[2] == 0xbf) {
+		*body += 3;
+		*len -= 3;
+		return "UTF-8";
+	}
+	if (*len >= 2 && p[0] == 0xfe && p[1] == 0xff) {
+		*body += 2;
+		*len -= 2;
+		return "UTF-16BE";
+	}
+	if (*len >= 2 && p[0] == 0xff && p[1] == 0xfe) {
+		*body += 2;
+		*len -= 2;
+		return "UTF-16LE";
+	}
+	return NULL;
+}
+
+void
+extract_document(struct extract *ex, enum extract_type type,
+    const char *http_charset, const unsigned char *body, size_t len)
+{
+	struct extract_info *info = ex->info;
+	info->type = type;
+	if (type != EXTRACT_HTML && type != EXTRACT_XML)
+		return;
+	xmlSetGenericErrorFunc(NULL, silent);
+	xmlSetStructuredErrorFunc(NULL, NULL);
+	xmlSetExternalEntityLoader(no_entity_loader);
+	if (len > INT32_MAX) {
+		set_error(ex, NULL, "document larger than 2 GB");
+		return;
+	}
+	const char *charset = charset_of(http_charset, &body, &len);
+	/* A charset libxml2 does not know is a server's mistake more often
+	 * than the page's: the page is read as if none had been named. */
+	xmlCharEncodingHandlerPtr handler = charset ?
+	    xmlFindCharEncodingHandler(charset) : NULL;
+	/* An empty buffer would make no context. */
+	static const char nothing[] = " ";
+	const char *buf = len ? (const char *)body : nothing;
+	int buf_len = len ? (int)len : 1;
+	xmlParserCtxtPtr ctxt;
+	xmlSAXHandler sax;
+	memset(&sax, 0, sizeof sax);
+	if (type == EXTRACT_HTML) {
+		ctxt = htmlCreateMemoryParserCtxt(buf, buf_len);
+		if (!ctxt)
+			wa_die("out of memory for an HTML parser");
+		sax.startElement = html_start;
+		sax.initialized = 1;
+		*ctxt->sax = sax;
+		htmlCtxtUseOptions(ctxt, HTML_PARSE_RECOVER | HTML_PARSE_NOERROR |
+		    HTML_PARSE_NOWARNING | HTML_PARSE_NONET |
+		    (handler ? HTML_PARSE_IGNORE_ENC : 0));
+	} else {
+		ctxt = xmlCreateMemoryParserCtxt(buf, buf_len);
+		if (!ctxt)
+			wa_die("out of memory for an XML parser");
+		xmlSAXVersion(&sax, 2);
+		sax.startElementNs = xml_start;
+		sax.endElementNs = xml_end;
+		sax.characters = xml_characters;
+		sax.cdataBlock = xml_characters;
+		sax.ignorableWhitespace = xml_characters;
+		sax.processingInstruction = xml_pi;
+		sax.internalSubset = xml_internal_subset;
+		sax.comment = NULL;
+		sax.reference = NULL;
+		sax.startElement = NULL;
+		sax.endElement = NULL;
+		sax.error = NULL;
+		sax.warning = NULL;
+		sax.serror = NULL;
+		*ctxt->sax = sax;
+		xmlCtxtUseOptions(ctxt, XML_PARSE_NONET | XML_PARSE_NOERROR |
+		    XML_PARSE_NOWARNING | XML_PARSE_NOCDATA |
+		    (handler ? XML_PARSE_IGNORE_ENC : 0));
+		ex->xml_page = true;
+	}
+	ctxt->_private = ex;
+	ctxt->userData = ctxt;
+	ex->ctxt = ctxt;
+	if (handler)
+		xmlSwitchToEncoding(ctxt, handler);
+	ex->depth = 0;
+	ex->capture_how = NULL;
+	ex->capture_depth = 0;
+	ex->text_len = 0;
+	ex->root_kind = ROOT_OTHER;
+	if (type == EXTRACT_HTML) {
+		htmlParseDocument(ctxt);
+	} else if (xmlParseDocument(ctxt) != 0 || !ctxt->wellFormed) {
+		set_error(ex, ctxt, "not well-formed");
+	}
+	clear_bases(ex);
+	if (ctxt->myDoc)
+		xmlFreeDoc(ctxt->myDoc);
+	ctxt->myDoc = NULL;
+	ex->ctxt = NULL;
+	if (type == EXTRACT_HTML)
+		htmlFreeParserCtxt(ctxt);
+	else
+		xmlFreeParserCtxt(ctxt);
+}

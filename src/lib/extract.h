@@ -1,0 +1,90 @@
+/* Links and page facts from HTML and XML documents, for wa-extract
+ * (man/wa-formats.5, "Links" and "Pages"; the XML suspects of seed 003
+ * sec. 2; the DTD category of seed 000 ch. 5).
+ *
+ * HTML goes through libxml2's HTML parser in recover mode, XML through its
+ * XML parser with no network, no external entities, no DTD loading and
+ * libxml2's limits on entity expansion; both as SAX streams, so no tree is
+ * built.  Every link is resolved against the page's base and made
+ * canonical (url.h); those that are not http or https are dropped, and a
+ * page gives each target once, with the "how" of its first occurrence and
+ * "+xml" appended when the target is an XML suspect.
+ *
+ * Use: extract_new once; per page extract_begin, then extract_document
+ * (or extract_redirect, extract_robots), then read the info. */
+#ifndef WA_EXTRACT_H
+#define WA_EXTRACT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "url.h"
+
+enum extract_type {
+	EXTRACT_HTML, EXTRACT_XML, EXTRACT_DTD, EXTRACT_OTHER, EXTRACT_ERROR
+};
+/* "html", "xml", "dtd", "other", "error": the type column of Pages. */
+extern const char *const extract_type_name[];
+
+#define EXTRACT_ROOT_MAX 256
+
+struct extract_info {
+	enum extract_type type;
+	size_t outdeg;		/* distinct links given */
+	size_t dropped;		/* links not http(s) or not resolvable */
+	char root[EXTRACT_ROOT_MAX];	/* XML root element as written, or "" */
+	/* The DTD's system identifier, resolved, else the root's namespace
+	 * URI; "" if neither.  Never holds a space, tab or newline. */
+	char doctype[URL_BUFSIZE];
+	char error[160];	/* why, when type is EXTRACT_ERROR */
+};
+
+/* Called for each distinct link of the page, in document order. */
+typedef void extract_link_fn(void *arg, const char *src, const char *dst,
+    const char *how);
+
+struct extract;
+
+struct extract *extract_new(extract_link_fn *fn, void *arg);
+void extract_free(struct extract *ex);
+
+/* Starts the page url (canonical); clears info.  The links given after
+ * this belong to it. */
+void extract_begin(struct extract *ex, const char *url,
+    struct extract_info *info);
+
+/* How a body is parsed: by its media type (lower case, no parameters;
+ * NULL or "" if none) and, if that is missing or generic
+ * ("application/octet-stream" and the like), by its first bytes and the
+ * URL's suffix.  EXTRACT_OTHER for what is not parsed. */
+enum extract_type extract_type_of(const char *media_type, const char *url,
+    const unsigned char *body, size_t len);
+
+/* Whether a media type says nothing of the content, so that
+ * extract_type_of looks at the body. */
+bool extract_media_generic(const char *media_type);
+
+/* Parses body as type (EXTRACT_HTML or EXTRACT_XML; the others give no
+ * links) with the charset of the HTTP header, if any (NULL otherwise).
+ * A charset libxml2 does not know is ignored.  Sets info->type,
+ * EXTRACT_ERROR if the XML is not well-formed; the links found before the
+ * error are kept. */
+void extract_document(struct extract *ex, enum extract_type type,
+    const char *charset, const unsigned char *body, size_t len);
+
+/* A link found outside a document: the Location of a 3xx response
+ * ("redirect"), resolved against the page's URL. */
+void extract_link(struct extract *ex, const char *ref, const char *how);
+
+/* The Sitemap lines of a robots.txt body (RFC 9309 sec. 2.2.4):
+ * "sitemap" links. */
+void extract_robots(struct extract *ex, const unsigned char *body, size_t len);
+
+/* url_resolve(base, ref) for a canonical base, the same result faster. */
+bool extract_resolve(const char *base, const char *ref, char *out);
+
+/* Whether a canonical URL is an XML suspect by its suffix alone; with
+ * from_xml also when its suffix is one this module does not know. */
+bool extract_xml_suspect(const char *url, bool from_xml);
+
+#endif

@@ -1,0 +1,338 @@
+/* wa-extract: the links of the HTML and XML pages of WARC files, and a
+ * row of facts per page (man/wa-formats.5, "Links" and "Pages"; the
+ * extraction is in extract.h, HTTP in httpresp.h, WARC in warc.h). */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <openssl/evp.h>
+
+#include "extract.h"
+#include "httpresp.h"
+#include "url.h"
+#include "wa.h"
+#include "warc.h"
+
+static const char usage[] =
+    "usage: wa-extract [-q] [-p PAGES] [--max-size SIZE] [WARC...]\n"
+    "Reads the response and resource records of the WARC files (or stdin,\n"
+    "gzip or plain) and writes the links of their HTML and XML pages on\n"
+    "stdout: src, dst, how (see wa-formats(5), \"Links\").\n"
+    "  -p FILE          also write a row per page to FILE: url, type, time,\n"
+    "                   digest, out-degree, root element, doctype\n"
+    "  --max-size SIZE  largest decoded body parsed (default 64M); a larger\n"
+    "                   one is a page of type error\n"
+    "  -q               no progress line, no summary\n"
+    "  -v               report every page that could not be parsed\n"
+    "  -h               this help;  --version  the version\n"
+    "See wa-extract(1).\n";
+
+enum { OPT_MAX_SIZE = WA_OPT_FIRST_TOOL };
+
+/* Errors shown one by one before only counting them (without -v). */
+#define ERRORS_SHOWN 5
+
+static uint64_t max_size = 64ULL << 20;
+static FILE *pages;
+static struct progress pg;
+static struct extract *ex;
+
+static uint64_t nrecords, nlinks, ntype[EXTRACT_ERROR + 1];
+static uint64_t nskipped_not_http;
+static const char *const skipped_types[] = {
+	"warcinfo", "request", "metadata", "revisit", "conversion",
+	"continuation", "other",
+};
+#define NSKIPPED (sizeof skipped_types / sizeof *skipped_types)
+static uint64_t nskipped[NSKIPPED];
+
+/* Buffers reused from record to record. */
+static unsigned char *decoded;
+static size_t decoded_cap;
+
+static void
+put_link(void *arg, const char *src, const char *dst, const char *how)
+{
+	(void)arg;
+	fputs(src, stdout);
+	putchar('\t');
+	fputs(dst, stdout);
+	putchar('\t');
+	fputs(how, stdout);
+	putchar('\n');
+	nlinks++;
+}
+
+/* WARC-Date, "2026-11-22T01:05:30Z" with perhaps a fraction of a second
+ * (WARC 1.1 sec. 5.4), as Unix seconds; false if it is none. */
+static bool
+warc_date(const char *s, int64_t *t)
+{
+	char buf[32];
+	size_t n = strlen(s);
+	if (n < 20 || n >= sizeof buf || s[n - 1] != 'Z')
+		return false;
+	memcpy(buf, s, 19);
+	if (s[19] == '.') {
+		size_t digits = strspn(s + 20, "0123456789");
+		if (!digits || 20 + digits != n - 1)
+			return false;
+	} else if (n != 20) {
+		return false;
+	}
+	strcpy(buf + 19, "Z");
+	return parse_time(buf, t);
+}
+
+static void
+sha1_digest(const unsigned char *data, size_t len, char out[WARC_DIGEST_SIZE])
+{
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned int md_len;
+	if (!EVP_Digest(data, len, md, &md_len, EVP_sha1(), NULL) || md_len != 20)
+		wa_die("OpenSSL: SHA-1 failed");
+	warc_digest_format(md, out);
+}
+
+static void
+page_error(const char *file, const struct warc_record *rec, const char *url,
+    struct extract_info *info, const char *why)
+{
+	info->type = EXTRACT_ERROR;
+	if (why)
+		snprintf(info->error, sizeof info->error, "%s", why);
+	if (ntype[EXTRACT_ERROR] < ERRORS_SHOWN || wa_verbose)
+		wa_warn("%s: offset %llu: %s: %s", file ? file : "stdin",
+		    (unsigned long long)rec->offset, url, info->error);
+}
+
+static void
+put_page(const char *url, const struct extract_info *info, const char *date,
+    const char *digest)
+{
+	int64_t t;
+	ntype[info->type]++;
+	if (!pages)
+		return;
+	fprintf(pages, "%s\t%s\t", url, extract_type_name[info->type]);
+	if (date && warc_date(date, &t))
+		fprintf(pages, "%lld", (long long)t);
+	else
+		putc('-', pages);
+	fprintf(pages, "\t%s\t%zu\t%s\t%s\n", digest && *digest ? digest : "-",
+	    info->outdeg, *info->root ? info->root : "-",
+	    *info->doctype ? info->doctype : "-");
+}
+
+/* The page of a response record's HTTP message, or of a resource. */
+static void
+page(const char *file, const struct warc_record *rec, const char *url,
+    bool is_response, struct extract_info *info, char digest[WARC_DIGEST_SIZE])
+{
+	struct http_response r;
+	const char *why;
+	const unsigned char *payload = rec->block;
+	size_t payload_len = rec->block_len;
+	const char *field = warc_field(rec, "WARC-Payload-Digest");
+
+	if (is_response) {
+		if (!http_parse_response(rec->block, rec->block_len, &r, &why)) {
+			if (field && strncasecmp(field, "sha1:", 5) == 0)
+				snprintf(digest, WARC_DIGEST_SIZE, "%s", field);
+			page_error(file, rec, url, info, why);
+			return;
+		}
+		payload = r.body;
+		payload_len = r.body_len;
+	} else {
+		const char *ct = warc_field(rec, "Content-Type");
+		memset(&r, 0, sizeof r);
+		r.status = 200;
+		if (ct)
+			http_content_type(ct, r.media_type, sizeof r.media_type,
+			    r.charset, sizeof r.charset);
+		r.body = payload;
+		r.body_len = payload_len;
+	}
+	/* The digest of the payload as the fetch log has it: the record's,
+	 * or one computed the same way when the writer left it out. */
+	if (field && strncasecmp(field, "sha1:", 5) == 0)
+		snprintf(digest, WARC_DIGEST_SIZE, "%s", field);
+	else if (pages)
+		sha1_digest(payload, payload_len, digest);
+
+	/* The body of any status is parsed as its type says: a 404 page
+	 * has links too. */
+	if (r.status >= 300 && r.status < 400 && *r.location)
+		extract_link(ex, r.location, "redirect");
+	/* url is canonical: "scheme://host[:port]/path". */
+	const char *path = strchr(strstr(url, "://") + 3, '/');
+	bool robots = is_response && r.status >= 200 && r.status < 300 &&
+	    strcmp(path, "/robots.txt") == 0;
+	enum extract_type type = extract_type_of(r.media_type, url, NULL, 0);
+	if (!robots && type == EXTRACT_OTHER && !extract_media_generic(r.media_type))
+		return;
+	const unsigned char *body = r.body;
+	size_t len = r.body_len;
+	if (*r.content_encoding || r.chunked) {
+		if (!http_decode_body(&r, max_size, &decoded, &decoded_cap, &len, &why)) {
+			page_error(file, rec, url, info, why);
+			return;
+		}
+		body = decoded;
+	} else if (len > max_size) {
+		page_error(file, rec, url, info, "body larger than --max-size");
+		return;
+	}
+	if (robots) {
+		extract_robots(ex, body, len);
+		return;
+	}
+	type = extract_type_of(r.media_type, url, body, len);
+	extract_document(ex, type, *r.charset ? r.charset : NULL, body, len);
+	if (info->type == EXTRACT_ERROR)
+		page_error(file, rec, url, info, NULL);
+}
+
+static void
+record(const char *file, const struct warc_record *rec)
+{
+	const char *type = warc_field(rec, "WARC-Type");
+	bool is_response = type && strcmp(type, "response") == 0;
+	size_t i;
+	nrecords++;
+	if (!is_response && !(type && strcmp(type, "resource") == 0)) {
+		for (i = 0; i < NSKIPPED - 1; i++)
+			if (type && strcmp(type, skipped_types[i]) == 0)
+				break;
+		nskipped[i]++;
+		return;
+	}
+	/* WARC 1.0 writers put the URI in angle brackets. */
+	const char *target = warc_field(rec, "WARC-Target-URI");
+	char uri[URL_BUFSIZE], url[URL_BUFSIZE];
+	const char *why;
+	size_t n = target ? strlen(target) : 0;
+	if (n >= 2 && target[0] == '<' && target[n - 1] == '>') {
+		target++;
+		n -= 2;
+	}
+	if (!target || n >= sizeof uri) {
+		nskipped_not_http++;
+		return;
+	}
+	memcpy(uri, target, n);
+	uri[n] = '\0';
+	if (!url_canon(uri, url, &why)) {
+		/* dns: records and the like: no pages. */
+		nskipped_not_http++;
+		return;
+	}
+	struct extract_info info;
+	char digest[WARC_DIGEST_SIZE] = "";
+	extract_begin(ex, url, &info);
+	page(file, rec, url, is_response, &info, digest);
+	put_page(url, &info, warc_field(rec, "WARC-Date"), digest);
+}
+
+/* Returns the records that could not be read. */
+static uint64_t
+read_warc(const char *path)
+{
+	struct warc_reader *r = warc_reader_open(path);
+	struct warc_record rec;
+	while (warc_read(r, &rec)) {
+		record(path, &rec);
+		progress_set(&pg, nrecords);
+	}
+	uint64_t errors = warc_reader_errors(r);
+	warc_reader_close(r);
+	return errors;
+}
+
+int
+main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "max-size", required_argument, NULL, OPT_MAX_SIZE },
+		WA_COMMON_LONGOPTS
+	};
+	const char *pages_path = NULL;
+	struct atomic_file *af = NULL;
+	int c;
+
+	wa_init(argc, argv, usage);
+	while ((c = getopt_long(argc, argv, "hp:qv", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			pages_path = optarg;
+			break;
+		case OPT_MAX_SIZE:
+			max_size = opt_size("--max-size", optarg);
+			if (max_size == 0)
+				wa_usage_error("--max-size: must be more than 0");
+			break;
+		default:
+			wa_common_option(c);
+		}
+	}
+	if (pages_path) {
+		af = atomic_open(pages_path);
+		pages = af->fp;
+	}
+	static char outbuf[1 << 16];
+	setvbuf(stdout, outbuf, _IOFBF, sizeof outbuf);
+	ex = extract_new(put_link, NULL);
+
+	uint64_t unreadable = 0;
+	progress_start(&pg, "records", 0);
+	if (optind == argc)
+		unreadable += read_warc(NULL);
+	for (int i = optind; i < argc; i++)
+		unreadable += read_warc(argv[i]);
+	progress_end(&pg);
+
+	if (fflush(stdout) == EOF || ferror(stdout))
+		wa_die_errno("standard output");
+	if (af)
+		atomic_commit(af);
+
+	uint64_t npages = 0;
+	for (int t = 0; t <= EXTRACT_ERROR; t++)
+		npages += ntype[t];
+	wa_note("%llu records: %llu pages (%llu html, %llu xml, %llu dtd, "
+	    "%llu other, %llu error), %llu links",
+	    (unsigned long long)nrecords, (unsigned long long)npages,
+	    (unsigned long long)ntype[EXTRACT_HTML],
+	    (unsigned long long)ntype[EXTRACT_XML],
+	    (unsigned long long)ntype[EXTRACT_DTD],
+	    (unsigned long long)ntype[EXTRACT_OTHER],
+	    (unsigned long long)ntype[EXTRACT_ERROR], (unsigned long long)nlinks);
+	char skipped[512];
+	size_t len = 0;
+	for (size_t i = 0; i < NSKIPPED; i++)
+		if (nskipped[i])
+			len += (size_t)snprintf(skipped + len, sizeof skipped - len,
+			    "%s%llu %s", len ? ", " : "",
+			    (unsigned long long)nskipped[i], skipped_types[i]);
+	if (nskipped_not_http)
+		len += (size_t)snprintf(skipped + len, sizeof skipped - len,
+		    "%s%llu without an http(s) target", len ? ", " : "",
+		    (unsigned long long)nskipped_not_http);
+	if (len)
+		wa_note("skipped records: %s", skipped);
+	if (ntype[EXTRACT_ERROR] > ERRORS_SHOWN && !wa_verbose)
+		wa_note("%llu pages could not be parsed (-v lists them all)",
+		    (unsigned long long)ntype[EXTRACT_ERROR]);
+	extract_free(ex);
+	free(decoded);
+	url_cleanup();
+	if (unreadable) {
+		wa_warn("%llu records could not be read",
+		    (unsigned long long)unreadable);
+		return WA_EXIT_ERROR;
+	}
+	return WA_EXIT_OK;
+}
