@@ -227,74 +227,13 @@ extract_xml_suspect(const char *url, bool from_xml)
 	    sizeof known_suffixes / sizeof *known_suffixes);
 }
 
-/* The length of the scheme that s starts with, 0 if none (RFC 3986
- * sec. 3.1). */
-static size_t
-scheme_length(const char *s)
+/* A link that cannot be resolved is counted, not reported: pages are full
+ * of them. */
+static bool
+resolve(const char *base, const char *ref, char out[URL_BUFSIZE])
 {
-	size_t i = 0;
-	if (!isalpha((unsigned char)s[0]))
-		return 0;
-	while (isalnum((unsigned char)s[i]) || s[i] == '+' || s[i] == '-' || s[i] == '.')
-		i++;
-	return s[i] == ':' ? i : 0;
-}
-
-bool
-extract_resolve(const char *base, const char *ref, char *out)
-{
-	/* url_resolve asks libcurl to merge every reference, which costs
-	 * as much as parsing the page; merging by RFC 3986 sec. 5.2 here
-	 * leaves url_canon a URL that is most often canonical already, so
-	 * that its fast path takes it.  base is canonical: "scheme://host
-	 * [:port]/path[?query]".  The unit test checks that both ways
-	 * agree. */
-	char clean[URL_BUFSIZE], joined[URL_BUFSIZE];
-	const unsigned char *s = (const unsigned char *)ref, *e;
 	const char *why;
-	while (*s && *s <= ' ')
-		s++;
-	for (e = s + strlen((const char *)s); e > s && e[-1] <= ' '; e--)
-		;
-	size_t n = 0;
-	for (; s < e && *s != '#'; s++) {
-		if (*s == '\t' || *s == '\r' || *s == '\n')
-			continue;
-		if (n == URL_MAX)
-			return false;
-		clean[n++] = (char)*s;
-	}
-	clean[n] = '\0';
-	if (n == 0) {
-		strcpy(out, base);
-		return true;
-	}
-	if (scheme_length(clean))
-		return url_canon(clean, out, &why);
-	const char *authority = strstr(base, "://");
-	const char *path = authority ? strchr(authority + 3, '/') : NULL;
-	if (!path)
-		return false;	/* not canonical */
-	authority += 3;
-	size_t keep;
-	if (clean[0] == '/' && clean[1] == '/')
-		keep = (size_t)(authority - 2 - base);
-	else if (clean[0] == '/')
-		keep = (size_t)(path - base);
-	else if (clean[0] == '?')
-		keep = (size_t)(path - base) + strcspn(path, "?");
-	else {
-		/* Up to the last '/' of the path, not of the query. */
-		const char *slash = path + strcspn(path, "?");
-		while (slash[-1] != '/')
-			slash--;
-		keep = (size_t)(slash - base);
-	}
-	if (keep + n > URL_MAX)
-		return false;
-	memcpy(joined, base, keep);
-	memcpy(joined + keep, clean, n + 1);
-	return url_canon(joined, out, &why);
+	return url_resolve(base, ref, out, &why);
 }
 
 /* Resolves ref against base and gives it, once per page. */
@@ -302,7 +241,7 @@ static void
 give(struct extract *ex, const char *base, const char *ref, const char *how)
 {
 	char dst[URL_BUFSIZE], how_xml[32];
-	if (!extract_resolve(base, ref, dst)) {
+	if (!resolve(base, ref, dst)) {
 		ex->info->dropped++;
 		return;
 	}
@@ -559,7 +498,7 @@ html_element(struct extract *ex, const char *name, const char *const *atts,
 		    (v = attr(atts, "href"))) {
 			/* Only the first base element with an href counts. */
 			ex->html_base_seen = true;
-			if (extract_resolve(ex->url, v, buf))
+			if (resolve(ex->url, v, buf))
 				strcpy(ex->base, buf);
 		}
 		break;
@@ -739,7 +678,7 @@ xml_start(void *ctx, const xmlChar *localname, const xmlChar *prefix,
 		if (ns_is(a[2], (const char *)XML_XML_NAMESPACE) &&
 		    strcmp((const char *)a[0], "base") == 0) {
 			char buf[URL_BUFSIZE];
-			if (!extract_resolve(current_base(ex), attr_value(ex, a), buf))
+			if (!resolve(current_base(ex), attr_value(ex, a), buf))
 				break;
 			if (ex->nbases == ex->bases_cap) {
 				ex->bases_cap = ex->bases_cap ? 2 * ex->bases_cap : 8;
@@ -914,7 +853,7 @@ xml_internal_subset(void *ctx, const xmlChar *name, const xmlChar *external_id,
 	if (!system_id)
 		return;
 	char dst[URL_BUFSIZE];
-	if (extract_resolve(ex->url, (const char *)system_id, dst))
+	if (resolve(ex->url, (const char *)system_id, dst))
 		strcpy(ex->info->doctype, dst);
 	give(ex, ex->url, (const char *)system_id, "doctype");
 }

@@ -80,9 +80,6 @@ void extract_link(struct extract *ex, const char *ref, const char *how);
  * "sitemap" links. */
 void extract_robots(struct extract *ex, const unsigned char *body, size_t len);
 
-/* url_resolve(base, ref) for a canonical base, the same result faster. */
-bool extract_resolve(const char *base, const char *ref, char *out);
-
 /* Whether a canonical URL is an XML suspect by its suffix alone; with
  * from_xml also when its suffix is one this module does not know. */
 bool extract_xml_suspect(const char *url, bool from_xml);

@@ -528,16 +528,59 @@ url_canon(const char *in, char *out, const char **why)
 	return canon(s, NULL, out, why);
 }
 
+/* Merges the relative reference ref (cleaned, no scheme) with the
+ * canonical base as strings, by RFC 3986 sec. 5.2.2-5.2.3, leaving the
+ * dot-segments to url_canon.  The links of a page are mostly relative
+ * and mostly canonical once merged, so url_canon's fast path takes them;
+ * merging through libcurl costs as much as parsing the page. */
+static bool
+merge(const char *base, const char *ref, char *out, const char **why)
+{
+	const char *authority = after_scheme(base);
+	const char *path = authority + strcspn(authority, "/");
+	size_t keep;
+	if (ref[0] == '/' && ref[1] == '/')
+		keep = (size_t)(authority - 2 - base);
+	else if (ref[0] == '/')
+		keep = (size_t)(path - base);
+	else if (ref[0] == '?')
+		keep = (size_t)(path - base) + strcspn(path, "?");
+	else {
+		/* Up to the last '/' of the path, not of the query. */
+		const char *slash = path + strcspn(path, "?");
+		while (slash[-1] != '/')
+			slash--;
+		keep = (size_t)(slash - base);
+	}
+	size_t n = strlen(ref);
+	if (keep + n > URL_MAX)
+		return fail(why, too_long);
+	memmove(out + keep, ref, n + 1);
+	memcpy(out, base, keep);
+	return true;
+}
+
 bool
 url_resolve(const char *base, const char *ref, char *out, const char **why)
 {
 	char b[URL_BUFSIZE], s[URL_BUFSIZE];
 	const char *ignored;
+	if (!clean_input(ref, s, why))
+		return false;
+	if (url_fast_path && already_canonical(base)) {
+		if (!*s) {
+			strcpy(out, base);
+			return true;
+		}
+		if (scheme_length(s))
+			return url_canon(s, out, why);
+		return merge(base, s, b, why) && url_canon(b, out, why);
+	}
 	if (!url_canon(base, b, &ignored)) {
 		*why = "bad base URL";
 		return false;
 	}
-	return clean_input(ref, s, why) && canon(s, b, out, why);
+	return canon(s, b, out, why);
 }
 
 /* Splits a canonical URL: the host is [*host, *host_end), the port, if

@@ -334,6 +334,49 @@ both_ways_agree(const char *in)
 	return false;
 }
 
+/* url_resolve merges relative references itself when the base is
+ * canonical (the fast path); libcurl merges them otherwise. */
+static void
+test_resolve_fast_path(void)
+{
+	static const char *const bases[] = {
+		"http://a.example/b/c/d;p?q", "https://a.example:8443/", "http://a.example/x?y=/z/",
+		"http://[2001:db8::1]/d/", "http://a.example/dir/",
+	};
+	static const char *const refs[] = {
+		"", "#f", "?", "?q=1", "?q=1#f", "g", "./g", "g/", "/g", "//g", "//G.Example:80/x",
+		"g?y", "#s", "g#s", "g?y#s", ";x", "g;x", "g;x?y#s", ".", "./", "..", "../",
+		"../g", "../..", "../../", "../../g", "../../../g", "../../../../g", "/./g",
+		"/../g", "g.", ".g", "g..", "..g", "./../g", "./g/.", "g/./h", "g/../h",
+		"g;x=1/./y", "g;x=1/../y", "%2e%2E/x", "a%2fb", "%41%7e%7E", "a b", "caf\xc3\xa9",
+		"\\x\\y", "1a:b", ":x", "g:h", "http:g", "HTTP://X.Example/../y",
+		"https://x.example:443/p", "mailto:a@b", "javascript:x()", "data:,x",
+		"ftp://x/", "//", "///x", "  \t/spaced \n", "x\ty", "[x]", "{x}|^`",
+		"?a=1&b=%zz", "//a.example:99999/", "//user:pw@h.example/", "g?", "%",
+		"http://h.example/a/%2E%2e/b", "//xn--bcher-kva.example/", "//b\xc3\xbc" "cher.example/",
+	};
+	int agree = 0, total = 0;
+	for (size_t i = 0; i < sizeof bases / sizeof *bases; i++)
+		for (size_t j = 0; j < sizeof refs / sizeof *refs; j++) {
+			char a[URL_BUFSIZE], b[URL_BUFSIZE];
+			const char *why;
+			const char *why_fast = "";
+			url_fast_path = true;
+			bool ra = url_resolve(bases[i], refs[j], a, &why_fast);
+			url_fast_path = false;
+			bool rb = url_resolve(bases[i], refs[j], b, &why);
+			url_fast_path = true;
+			total++;
+			if (ra == rb && (ra ? strcmp(a, b) == 0 : strcmp(why_fast, why) == 0))
+				agree++;
+			else
+				diag("%s + \"%s\": %s, url_resolve %s", bases[i], refs[j],
+				    ra ? a : why_fast, rb ? b : why);
+		}
+	ok(agree == total, "url_resolve's merge agrees with libcurl's (%d of %d)",
+	    agree, total);
+}
+
 static void
 test_fast_path(void)
 {
@@ -507,6 +550,7 @@ main(void)
 {
 	test_canon();
 	test_fast_path();
+	test_resolve_fast_path();
 	test_lengths();
 	test_resolve();
 	test_pairs("SURT key", url_surt, surt_cases, sizeof surt_cases / sizeof surt_cases[0]);
