@@ -11,6 +11,7 @@
  * to the next member, in the records to the next "WARC/" at a line start
  * or a member start. */
 #include <errno.h>
+#include <pthread.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -120,7 +121,28 @@ struct warc_writer {
 	uint64_t size;		/* bytes in the current file */
 	uint64_t records;	/* records in the current file, warcinfo included */
 	unsigned char zbuf[1 << 16];
+
+	/* Records wait here for the writing thread, in order. */
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t changed;
+	struct job *first, *last;
+	size_t queued_bytes;
+	bool busy;		/* the thread holds a record out of the queue */
+	bool closing;
 };
+
+/* A record whose header is ready, with a copy of its block. */
+struct job {
+	struct job *next;
+	size_t hlen, blen;
+	char *header;
+	unsigned char block[];
+};
+
+/* The caller waits while this much is queued, so that memory stays bounded
+ * when the disk or the compression is slower than the crawl. */
+#define QUEUE_MAX_BYTES (64u << 20)
 
 static bool
 ends_with(const char *s, const char *suffix)
@@ -219,8 +241,12 @@ emit_record(struct warc_writer *w, const char *header, size_t hlen,
 	w->records++;
 }
 
+static void enqueue(struct warc_writer *w, struct job *j);
+
+/* Makes the record's header; writes the record at once, or, with queue,
+ * leaves it to the writing thread. */
 static void
-write_record(struct warc_writer *w, const char *type, const char *id,
+write_record(struct warc_writer *w, bool queue, const char *type, const char *id,
     int64_t date_sec, long date_usec, const struct warc_field *fields,
     size_t nfields, const char *content_type, const struct iovec *block,
     int nblock)
@@ -257,8 +283,19 @@ write_record(struct warc_writer *w, const char *type, const char *id,
 	    digest, len);
 	if (fclose(h) != 0)
 		wa_die_errno("open_memstream");
-	emit_record(w, header, hlen, block, nblock);
-	free(header);
+	if (!queue) {
+		emit_record(w, header, hlen, block, nblock);
+		free(header);
+		return;
+	}
+	struct job *j = wa_malloc(sizeof *j + len);
+	j->next = NULL;
+	j->header = header;
+	j->hlen = hlen;
+	j->blen = (size_t)len;
+	for (size_t i = 0, at = 0; i < (size_t)nblock; at += block[i].iov_len, i++)
+		memcpy(j->block + at, block[i].iov_base, block[i].iov_len);
+	enqueue(w, j);
 }
 
 static void
@@ -287,9 +324,82 @@ open_file(struct warc_writer *w)
 	struct warc_field name = { "WARC-Filename", base ? base + 1 : w->cur };
 	struct iovec block = { text, tlen };
 	clock_gettime(CLOCK_REALTIME, &now);
-	write_record(w, "warcinfo", NULL, now.tv_sec, now.tv_nsec / 1000, &name, 1,
-	    "application/warc-fields", &block, 1);
+	write_record(w, false, "warcinfo", NULL, now.tv_sec, now.tv_nsec / 1000,
+	    &name, 1, "application/warc-fields", &block, 1);
 	free(text);
+}
+
+/* A full file takes no more records once it holds one besides its
+ * warcinfo, so that a limit below a warcinfo's size cannot loop. */
+static bool
+file_full(const struct warc_writer *w)
+{
+	return w->max_size && w->size >= w->max_size && w->records > 1;
+}
+
+/* Compression costs more than the rest of a fetch (a gzip member per
+ * record): a thread of its own writes the records, so that the crawl's
+ * event loop never waits for zlib or for the disk. */
+static void *
+writer_thread(void *arg)
+{
+	struct warc_writer *w = arg;
+	pthread_mutex_lock(&w->lock);
+	for (;;) {
+		while (!w->first && !w->closing)
+			pthread_cond_wait(&w->changed, &w->lock);
+		struct job *j = w->first;
+		if (!j)
+			break;
+		w->first = j->next;
+		if (!w->first)
+			w->last = NULL;
+		w->busy = true;
+		pthread_mutex_unlock(&w->lock);
+
+		if (file_full(w)) {
+			atomic_commit(w->af);
+			w->seq++;
+			open_file(w);
+		}
+		struct iovec block = { j->block, j->blen };
+		emit_record(w, j->header, j->hlen, &block, 1);
+
+		pthread_mutex_lock(&w->lock);
+		w->queued_bytes -= j->blen;
+		w->busy = false;
+		pthread_cond_broadcast(&w->changed);
+		free(j->header);
+		free(j);
+	}
+	pthread_mutex_unlock(&w->lock);
+	return NULL;
+}
+
+static void
+enqueue(struct warc_writer *w, struct job *j)
+{
+	pthread_mutex_lock(&w->lock);
+	while (w->first && w->queued_bytes + j->blen > QUEUE_MAX_BYTES)
+		pthread_cond_wait(&w->changed, &w->lock);
+	if (w->last)
+		w->last->next = j;
+	else
+		w->first = j;
+	w->last = j;
+	w->queued_bytes += j->blen;
+	pthread_cond_broadcast(&w->changed);
+	pthread_mutex_unlock(&w->lock);
+}
+
+/* Waits until every record given so far is written. */
+static void
+drain(struct warc_writer *w)
+{
+	pthread_mutex_lock(&w->lock);
+	while (w->first || w->busy)
+		pthread_cond_wait(&w->changed, &w->lock);
+	pthread_mutex_unlock(&w->lock);
 }
 
 struct warc_writer *
@@ -313,15 +423,14 @@ warc_writer_open(const char *path, uint64_t max_size,
 	    15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
 		wa_die("%s: deflateInit2 failed", path);
 	open_file(w);
+	pthread_mutex_init(&w->lock, NULL);
+	pthread_cond_init(&w->changed, NULL);
+	int rc = pthread_create(&w->thread, NULL, writer_thread, w);
+	if (rc != 0) {
+		errno = rc;
+		wa_die_errno("%s: cannot start the writing thread", path);
+	}
 	return w;
-}
-
-/* A full file takes no more records once it holds one besides its
- * warcinfo, so that a limit below a warcinfo's size cannot loop. */
-static bool
-file_full(const struct warc_writer *w)
-{
-	return w->max_size && w->size >= w->max_size && w->records > 1;
 }
 
 void
@@ -330,18 +439,14 @@ warc_write(struct warc_writer *w, const char *type, const char *id,
     size_t nfields, const char *content_type, const struct iovec *block,
     int nblock)
 {
-	if (file_full(w)) {
-		atomic_commit(w->af);
-		w->seq++;
-		open_file(w);
-	}
-	write_record(w, type, id, date_sec, date_usec, fields, nfields,
+	write_record(w, true, type, id, date_sec, date_usec, fields, nfields,
 	    content_type, block, nblock);
 }
 
 const char *
-warc_writer_path(const struct warc_writer *w)
+warc_writer_path(struct warc_writer *w)
 {
+	drain(w);
 	return file_full(w) ? w->next : w->cur;
 }
 
@@ -350,6 +455,13 @@ warc_writer_close(struct warc_writer *w)
 {
 	if (!w)
 		return;
+	pthread_mutex_lock(&w->lock);
+	w->closing = true;
+	pthread_cond_broadcast(&w->changed);
+	pthread_mutex_unlock(&w->lock);
+	pthread_join(w->thread, NULL);
+	pthread_mutex_destroy(&w->lock);
+	pthread_cond_destroy(&w->changed);
 	atomic_commit(w->af);
 	if (w->gz)
 		deflateEnd(&w->zs);

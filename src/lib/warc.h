@@ -8,7 +8,10 @@
  * never leaves a half file under a final name.  When a file has reached
  * the size limit, the next record opens a new file: the first file is
  * PATH itself, the next ones insert "-00001", "-00002"... before the
- * ".warc" ("crawl.warc.gz", "crawl-00001.warc.gz").
+ * ".warc" ("crawl.warc.gz", "crawl-00001.warc.gz").  A thread of the
+ * writer's own compresses and writes the records in the order given:
+ * warc_write copies the block and returns, waiting only while 64 MiB are
+ * queued; warc_writer_close writes the rest.
  *
  * Reading: files or stdin, gzip (one member per record or one member for
  * all) or plain, detected by magic.  A record that cannot be read is
@@ -52,8 +55,9 @@ void warc_write(struct warc_writer *w, const char *type, const char *id,
     int64_t date_sec, long date_usec, const struct warc_field *fields,
     size_t nfields, const char *content_type, const struct iovec *block,
     int nblock);
-/* The name of the file the next record goes to. */
-const char *warc_writer_path(const struct warc_writer *w);
+/* The name of the file the next record goes to, once the records given
+ * so far are written. */
+const char *warc_writer_path(struct warc_writer *w);
 /* Closes and renames the current file into place. */
 void warc_writer_close(struct warc_writer *w);
 
