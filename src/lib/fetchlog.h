@@ -1,0 +1,52 @@
+/* The fetch log of wa-fetch (man/wa-formats.5, "Fetch log"): writing a
+ * row, and reading an earlier log for change detection (-p) or to resume
+ * an interrupted run (--resume). */
+#ifndef WA_FETCHLOG_H
+#define WA_FETCHLOG_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "strmap.h"
+
+#define FETCHLOG_COLUMNS 11
+
+struct fetch_row {
+	const char *url;
+	int64_t time;		/* -1: not fetched */
+	const char *status;	/* "200", "timeout", ... */
+	const char *mime;	/* NULL: none */
+	int64_t bytes;		/* -1: no response */
+	const char *digest;	/* NULL: none */
+	int64_t last_modified;	/* -1: none */
+	const char *etag;	/* NULL: none */
+	int changed;		/* 1, 0, or -1 for '-' */
+	const char *redirect;	/* NULL: none */
+	const char *robots;	/* "allow", "disallow" or NULL */
+};
+
+/* Writes row as one TSV line; a tab, CR or LF inside a text field (an
+ * ETag may hold one) becomes a space. */
+void fetchlog_write(FILE *fp, const struct fetch_row *row);
+
+/* What a previous run learnt about a URL (the last row for it). */
+struct fetch_prev {
+	int64_t time;
+	char *status;
+	char *mime;
+	int64_t bytes;
+	char *digest;
+	int64_t last_modified;
+	char *etag;
+	char *redirect;
+};
+
+/* Loads the rows of log into map, keyed by URL (column 1); a row that
+ * is no fetch log row stops the tool. */
+void fetchlog_load_previous(const char *path, struct strmap *map);
+/* Loads the URLs of log that have an outcome, that is every row but the
+ * interrupted ones, into set (the values are not used). */
+void fetchlog_load_done(const char *path, struct strmap *set);
+void fetchlog_prev_free(void *prev);
+
+#endif

@@ -1,0 +1,193 @@
+/* Politeness queues (see sites.h). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "msg.h"
+#include "robots.h"
+#include "sites.h"
+
+static bool
+item_less(const struct heap_item *a, const struct heap_item *b)
+{
+	return a->key < b->key || (a->key == b->key && a->tie < b->tie);
+}
+
+static void
+heap_push(struct heap *h, struct heap_item it)
+{
+	if (h->n == h->cap) {
+		h->cap = h->cap ? 2 * h->cap : 64;
+		h->v = wa_reallocarray(h->v, h->cap, sizeof *h->v);
+	}
+	size_t i = h->n++;
+	while (i > 0 && item_less(&it, &h->v[(i - 1) / 2])) {
+		h->v[i] = h->v[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	h->v[i] = it;
+}
+
+static struct heap_item
+heap_pop(struct heap *h)
+{
+	struct heap_item top = h->v[0], last = h->v[--h->n];
+	size_t i = 0;
+	for (;;) {
+		size_t c = 2 * i + 1;
+		if (c >= h->n)
+			break;
+		if (c + 1 < h->n && item_less(&h->v[c + 1], &h->v[c]))
+			c++;
+		if (!item_less(&h->v[c], &last))
+			break;
+		h->v[i] = h->v[c];
+		i = c;
+	}
+	if (h->n > 0)
+		h->v[i] = last;
+	return top;
+}
+
+void
+sites_init(struct sites *s)
+{
+	memset(s, 0, sizeof *s);
+	strmap_init(&s->by_origin);
+}
+
+struct site *
+sites_get(struct sites *s, const char *origin, double delay)
+{
+	struct site *site = strmap_get(&s->by_origin, origin);
+	if (site)
+		return site;
+	site = wa_calloc(1, sizeof *site);
+	site->origin = wa_strdup(origin);
+	site->delay = delay;
+	strmap_put(&s->by_origin, origin, site);
+	if (s->nall == s->capall) {
+		s->capall = s->capall ? 2 * s->capall : 64;
+		s->all = wa_reallocarray(s->all, s->capall, sizeof *s->all);
+	}
+	s->all[s->nall++] = site;
+	return site;
+}
+
+/* A site with jobs, neither in flight nor queued, waits for its time. */
+static void
+queue_site(struct sites *s, struct site *site)
+{
+	if (site->busy || site->queued || site->njobs == 0)
+		return;
+	site->queued = true;
+	heap_push(&s->waiting, (struct heap_item){ site->next_allowed,
+	    site->jobs[0].entry, site });
+}
+
+void
+sites_push(struct sites *s, struct site *site, size_t entry, char *url,
+    unsigned hops)
+{
+	if (site->njobs == site->cap) {
+		site->cap = site->cap ? 2 * site->cap : 8;
+		site->jobs = wa_reallocarray(site->jobs, site->cap, sizeof *site->jobs);
+	}
+	struct job job = { entry, url, hops };
+	size_t i = site->njobs++;
+	while (i > 0 && job.entry < site->jobs[(i - 1) / 2].entry) {
+		site->jobs[i] = site->jobs[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	site->jobs[i] = job;
+	s->pending++;
+	queue_site(s, site);
+}
+
+bool
+site_pop(struct sites *s, struct site *site, struct job *job)
+{
+	if (site->njobs == 0)
+		return false;
+	*job = site->jobs[0];
+	struct job last = site->jobs[--site->njobs];
+	size_t i = 0;
+	for (;;) {
+		size_t c = 2 * i + 1;
+		if (c >= site->njobs)
+			break;
+		if (c + 1 < site->njobs && site->jobs[c + 1].entry < site->jobs[c].entry)
+			c++;
+		if (site->jobs[c].entry >= last.entry)
+			break;
+		site->jobs[i] = site->jobs[c];
+		i = c;
+	}
+	if (site->njobs > 0)
+		site->jobs[i] = last;
+	s->pending--;
+	return true;
+}
+
+struct site *
+sites_next(struct sites *s, double now)
+{
+	while (s->waiting.n > 0 && s->waiting.v[0].key <= now) {
+		struct site *site = heap_pop(&s->waiting).site;
+		heap_push(&s->ready, (struct heap_item){ (double)site->jobs[0].entry,
+		    0, site });
+	}
+	if (s->ready.n == 0)
+		return NULL;
+	struct site *site = heap_pop(&s->ready).site;
+	site->queued = false;
+	site->busy = true;
+	return site;
+}
+
+double
+sites_next_time(const struct sites *s)
+{
+	if (s->ready.n > 0)
+		return 0;
+	return s->waiting.n > 0 ? s->waiting.v[0].key : -1;
+}
+
+void
+sites_release(struct sites *s, struct site *site, double now, double backoff)
+{
+	double wait = site->delay > backoff ? site->delay : backoff;
+	if (now + wait > site->next_allowed)
+		site->next_allowed = now + wait;
+	site->busy = false;
+	queue_site(s, site);
+}
+
+void
+sites_return(struct sites *s, struct site *site)
+{
+	site->busy = false;
+	queue_site(s, site);
+}
+
+static void
+site_free(void *p)
+{
+	struct site *site = p;
+	for (size_t i = 0; i < site->njobs; i++)
+		free(site->jobs[i].url);
+	free(site->jobs);
+	if (site->robots)
+		robots_free(site->robots);
+	free(site->origin);
+	free(site);
+}
+
+void
+sites_free(struct sites *s)
+{
+	strmap_free(&s->by_origin, site_free);
+	free(s->all);
+	free(s->waiting.v);
+	free(s->ready.v);
+	memset(s, 0, sizeof *s);
+}

@@ -1,0 +1,83 @@
+/* The politeness queues of wa-fetch: the model of seed 002 (Castillo,
+ * ch. 6.2): at most one connection to a site at a time, at least a delay
+ * between two requests to it, and many sites served at once so that the
+ * r connections stay busy.
+ *
+ * A site is an origin (scheme, host, port: the scope of one robots.txt,
+ * RFC 9309 sec. 2.3).  Each site keeps its jobs in a heap by input
+ * position, the crawl priority.  A site with jobs that is not being
+ * fetched waits in a heap by the time it may be contacted again; once
+ * that time has come it moves to a ready heap ordered by the position of
+ * its first job, so the most important page that may be fetched now goes
+ * first. */
+#ifndef WA_SITES_H
+#define WA_SITES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "strmap.h"
+
+struct job {
+	size_t entry;		/* input position: the priority */
+	char *url;		/* canonical; a redirect target after a hop */
+	unsigned hops;		/* redirects followed to get here */
+};
+
+enum robots_state { ROBOTS_UNKNOWN, ROBOTS_KNOWN };
+
+struct site {
+	char *origin;		/* "https://example.com:8443" */
+	struct job *jobs;	/* a min-heap by entry */
+	size_t njobs, cap;
+	bool busy;		/* a request is in flight, or being decided */
+	bool queued;		/* in the waiting or the ready heap */
+	double next_allowed;	/* monotonic seconds */
+	double delay;		/* between the end of a request and the next */
+	enum robots_state robots_state;
+	struct robots *robots;
+	const char *closed;	/* why the rest of its jobs are not fetched */
+	unsigned conn_pages;	/* pages over the open connection */
+	unsigned failures;	/* consecutive failed requests */
+};
+
+struct heap_item {
+	double key;
+	size_t tie;
+	struct site *site;
+};
+
+struct heap {
+	struct heap_item *v;
+	size_t n, cap;
+};
+
+struct sites {
+	struct strmap by_origin;
+	struct site **all;
+	size_t nall, capall;
+	struct heap waiting, ready;
+	size_t pending;		/* jobs in all queues */
+};
+
+void sites_init(struct sites *s);
+/* The site of origin, created on first use with the given delay. */
+struct site *sites_get(struct sites *s, const char *origin, double delay);
+/* Adds a job (its url is taken over) and queues the site if idle. */
+void sites_push(struct sites *s, struct site *site, size_t entry, char *url,
+    unsigned hops);
+/* Takes the site's first job; false if it has none. */
+bool site_pop(struct sites *s, struct site *site, struct job *job);
+/* The ready site whose first job comes first in the input, marked busy;
+ * NULL if none may be contacted at time now. */
+struct site *sites_next(struct sites *s, double now);
+/* When the next waiting site becomes ready; -1 if none waits. */
+double sites_next_time(const struct sites *s);
+/* The site's request ended at now: it may be contacted again after
+ * max(its delay, backoff). */
+void sites_release(struct sites *s, struct site *site, double now, double backoff);
+/* The site was picked but made no request: it keeps its time. */
+void sites_return(struct sites *s, struct site *site);
+void sites_free(struct sites *s);
+
+#endif

@@ -1,0 +1,327 @@
+/* An HTTP request and its WARC records (see transfer.h). */
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <time.h>
+
+#include "msg.h"
+#include "netaddr.h"
+#include "transfer.h"
+#include "url.h"
+
+static void
+buf_add(struct buf *b, const void *data, size_t n)
+{
+	if (b->len + n > b->cap) {
+		b->cap = b->cap ? b->cap : 4096;
+		while (b->len + n > b->cap)
+			b->cap *= 2;
+		b->p = wa_realloc(b->p, b->cap);
+	}
+	memcpy(b->p + b->len, data, n);
+	b->len += n;
+}
+
+/* libcurl callbacks */
+
+static size_t
+on_header(char *data, size_t size, size_t n, void *arg)
+{
+	static const char te[] = "transfer-encoding:";
+	struct transfer *x = arg;
+	n *= size;
+	if (n >= 5 && memcmp(data, "HTTP/", 5) == 0)
+		x->head.len = 0;	/* a new response: after a redirect or a 1xx */
+	/* libcurl undoes the chunking: the stored header must not announce it. */
+	if (n >= sizeof te - 1 && strncasecmp(data, te, sizeof te - 1) == 0)
+		buf_add(&x->head, "X-WA-", 5);
+	buf_add(&x->head, data, n);
+	return n;
+}
+
+const char *
+transfer_header(const struct transfer *x, const char *name)
+{
+	struct curl_header *h;
+	if (curl_easy_header(x->easy, name, 0, CURLH_HEADER, -1, &h) != CURLHE_OK)
+		return NULL;
+	return h->value;
+}
+
+/* Keeps the body up to the cap, counting its decoded size as it comes, so
+ * that a gzip bomb stops at the cap too. */
+static size_t
+on_body(char *data, size_t size, size_t n, void *arg)
+{
+	struct transfer *x = arg;
+	size_t keep;
+
+	n *= size;
+	if (!x->body_started) {
+		x->body_started = true;
+		decoded_init(&x->decoded, x->decode ?
+		    transfer_header(x, "Content-Encoding") : NULL);
+	}
+	keep = n;
+	if (x->body.len + keep > x->cap) {
+		keep = (size_t)(x->cap - x->body.len);
+		x->truncated = true;
+	}
+	if (!decoded_feed(&x->decoded, data, keep, x->cap))
+		x->truncated = true;
+	buf_add(&x->body, data, keep);
+	EVP_DigestUpdate(x->sha1, data, keep);
+	return x->truncated ? CURL_WRITEFUNC_ERROR : n;
+}
+
+/* The request header as sent, for the request record. */
+static int
+on_debug(CURL *easy, curl_infotype type, char *data, size_t n, void *arg)
+{
+	struct transfer *x = arg;
+	(void)easy;
+	if (type != CURLINFO_HEADER_OUT)
+		return 0;
+	if (n >= 4 && memcmp(data, "GET ", 4) == 0)
+		x->request.len = 0;	/* the request of a new hop */
+	buf_add(&x->request, data, n);
+	return 0;
+}
+
+static curl_socket_t
+on_open_socket(void *arg, curlsocktype purpose, struct curl_sockaddr *a)
+{
+	struct transfer *x = arg;
+	(void)purpose;
+	if (!x->allow_private && !netaddr_is_public(&a->addr)) {
+		x->refused_private = true;
+		return CURL_SOCKET_BAD;
+	}
+	return socket(a->family, a->socktype | SOCK_CLOEXEC, a->protocol);
+}
+
+static void
+setopt_failed(const char *what)
+{
+	wa_die("libcurl refused option %s", what);
+}
+
+#define SET(easy, o, v) \
+	do { if (curl_easy_setopt(easy, o, v) != CURLE_OK) setopt_failed(#o); } while (0)
+
+struct transfer *
+transfer_new(const struct transfer_config *cfg, const char *url, uint64_t cap,
+    bool decode, bool forbid_reuse)
+{
+	struct transfer *x = wa_calloc(1, sizeof *x);
+	struct timespec ts;
+	CURL *e = curl_easy_init();
+
+	if (!e || !(x->sha1 = EVP_MD_CTX_new()) ||
+	    !EVP_DigestInit_ex(x->sha1, EVP_sha1(), NULL))
+		wa_die("out of memory for a transfer");
+	x->easy = e;
+	x->cap = cap;
+	x->decode = decode;
+	x->allow_private = cfg->allow_private;
+	x->forbid_reuse = forbid_reuse;
+	SET(e, CURLOPT_URL, url);
+	SET(e, CURLOPT_PRIVATE, x);
+	SET(e, CURLOPT_SHARE, cfg->share);
+	SET(e, CURLOPT_PROTOCOLS_STR, "http,https");
+	SET(e, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+	/* The address check needs the server's own address, not a proxy's. */
+	SET(e, CURLOPT_PROXY, "");
+	SET(e, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_1_1);
+	SET(e, CURLOPT_USERAGENT, cfg->agent);
+	SET(e, CURLOPT_NOSIGNAL, 1L);
+	SET(e, CURLOPT_FILETIME, 1L);
+	SET(e, CURLOPT_HTTP_TRANSFER_DECODING, 1L);
+	SET(e, CURLOPT_HTTP_CONTENT_DECODING, 0L);
+	SET(e, CURLOPT_CONNECTTIMEOUT_MS, (long)(cfg->connect_timeout * 1000));
+	SET(e, CURLOPT_TIMEOUT_MS, (long)(cfg->timeout * 1000));
+	SET(e, CURLOPT_LOW_SPEED_LIMIT, (long)cfg->low_speed_limit);
+	SET(e, CURLOPT_LOW_SPEED_TIME, (long)cfg->low_speed_time);
+	SET(e, CURLOPT_SSL_VERIFYPEER, cfg->insecure ? 0L : 1L);
+	SET(e, CURLOPT_SSL_VERIFYHOST, cfg->insecure ? 0L : 2L);
+	if (cfg->resolve)
+		SET(e, CURLOPT_RESOLVE, cfg->resolve);
+	SET(e, CURLOPT_OPENSOCKETFUNCTION, on_open_socket);
+	SET(e, CURLOPT_OPENSOCKETDATA, x);
+	SET(e, CURLOPT_HEADERFUNCTION, on_header);
+	SET(e, CURLOPT_HEADERDATA, x);
+	SET(e, CURLOPT_WRITEFUNCTION, on_body);
+	SET(e, CURLOPT_WRITEDATA, x);
+	/* The debug callback sees the request header as sent. */
+	SET(e, CURLOPT_DEBUGFUNCTION, on_debug);
+	SET(e, CURLOPT_DEBUGDATA, x);
+	SET(e, CURLOPT_VERBOSE, 1L);
+	SET(e, CURLOPT_FORBID_REUSE, forbid_reuse ? 1L : 0L);
+	if (decode)
+		transfer_add_header(x, "Accept-Encoding", "gzip, deflate");
+	clock_gettime(CLOCK_REALTIME, &ts);
+	x->sec = ts.tv_sec;
+	x->usec = ts.tv_nsec / 1000;
+	return x;
+}
+
+void
+transfer_add_header(struct transfer *x, const char *name, const char *value)
+{
+	char *line = wa_asprintf("%s: %s", name, value);
+	struct curl_slist *l = curl_slist_append(x->headers, line);
+	free(line);
+	if (!l)
+		wa_die("out of memory for a header");
+	x->headers = l;
+	SET(x->easy, CURLOPT_HTTPHEADER, x->headers);
+}
+
+void
+transfer_free(struct transfer *x)
+{
+	curl_easy_cleanup(x->easy);
+	curl_slist_free_all(x->headers);
+	if (x->body_started)
+		decoded_end(&x->decoded);
+	EVP_MD_CTX_free(x->sha1);
+	free(x->request.p);
+	free(x->head.p);
+	free(x->body.p);
+	free(x->job.url);
+	free(x);
+}
+
+char *
+transfer_mime(const struct transfer *x)
+{
+	char *ct = NULL;
+	curl_easy_getinfo(x->easy, CURLINFO_CONTENT_TYPE, &ct);
+	if (!ct)
+		return NULL;
+	size_t n = strcspn(ct, ";");
+	while (n > 0 && (ct[n - 1] == ' ' || ct[n - 1] == '\t'))
+		n--;
+	char *m = wa_strndup(ct, n);
+	for (char *p = m; *p; p++)
+		if (*p >= 'A' && *p <= 'Z')
+			*p += 'a' - 'A';
+	return m;
+}
+
+char *
+transfer_redirect_target(const struct transfer *x, long code)
+{
+	char *loc = NULL, canon[URL_BUFSIZE];
+	const char *why;
+	if (code < 300 || code >= 400)
+		return NULL;
+	curl_easy_getinfo(x->easy, CURLINFO_REDIRECT_URL, &loc);
+	if (!loc || !url_canon(loc, canon, &why))
+		return NULL;
+	return wa_strdup(canon);
+}
+
+const char *
+transfer_error_name(CURLcode rc)
+{
+	switch (rc) {
+	case CURLE_COULDNT_RESOLVE_HOST:
+		return "dns";
+	case CURLE_COULDNT_CONNECT:
+		return "connect";
+	case CURLE_OPERATION_TIMEDOUT:
+		return "timeout";
+	case CURLE_SSL_CONNECT_ERROR:
+	case CURLE_PEER_FAILED_VERIFICATION:
+	case CURLE_SSL_CERTPROBLEM:
+	case CURLE_SSL_CIPHER:
+	case CURLE_SSL_CACERT_BADFILE:
+	case CURLE_SSL_ISSUER_ERROR:
+		return "tls";
+	case CURLE_TOO_MANY_REDIRECTS:
+		return "too-many-redirects";
+	case CURLE_PARTIAL_FILE:
+		return "partial";
+	case CURLE_GOT_NOTHING:
+		return "empty-reply";
+	case CURLE_WEIRD_SERVER_REPLY:
+	case CURLE_UNSUPPORTED_PROTOCOL:
+		return "protocol";
+	default:
+		return "network";	/* send, receive, chunked coding errors */
+	}
+}
+
+const char *
+transfer_truncation(const struct transfer *x, CURLcode rc)
+{
+	if (x->truncated)
+		return "length";
+	if (rc == CURLE_OPERATION_TIMEDOUT)
+		return "time";
+	if (rc != CURLE_OK)
+		return "disconnect";
+	return NULL;
+}
+
+/* WARC records */
+
+static void
+iso_date(int64_t t, char *out, size_t size)
+{
+	time_t tt = (time_t)t;
+	struct tm tm;
+	gmtime_r(&tt, &tm);
+	strftime(out, size, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+void
+transfer_archive(const struct transfer *x, struct warc_writer *w,
+    const char *target, const char *digest, const char *truncated,
+    enum record_kind kind, int64_t refers_time)
+{
+	char req_id[WARC_ID_SIZE], resp_id[WARC_ID_SIZE], refers_date[32];
+	struct warc_field req[3], resp[7];
+	size_t nreq = 0, nresp = 0;
+	char *ip = NULL;
+	struct iovec block[2];
+
+	warc_new_id(req_id);
+	warc_new_id(resp_id);
+	curl_easy_getinfo(x->easy, CURLINFO_PRIMARY_IP, &ip);
+
+	req[nreq++] = (struct warc_field){ "WARC-Target-URI", target };
+	req[nreq++] = (struct warc_field){ "WARC-Concurrent-To", resp_id };
+	resp[nresp++] = (struct warc_field){ "WARC-Target-URI", target };
+	if (ip && *ip) {
+		req[nreq++] = (struct warc_field){ "WARC-IP-Address", ip };
+		resp[nresp++] = (struct warc_field){ "WARC-IP-Address", ip };
+	}
+	if (kind != RECORD_NOT_MODIFIED)
+		resp[nresp++] = (struct warc_field){ "WARC-Payload-Digest", digest };
+	if (truncated)
+		resp[nresp++] = (struct warc_field){ "WARC-Truncated", truncated };
+	if (kind != RECORD_RESPONSE) {
+		resp[nresp++] = (struct warc_field){ "WARC-Profile",
+		    kind == RECORD_NOT_MODIFIED ?
+		    "http://netpreserve.org/warc/1.1/revisit/server-not-modified" :
+		    "http://netpreserve.org/warc/1.1/revisit/identical-payload-digest" };
+		resp[nresp++] = (struct warc_field){ "WARC-Refers-To-Target-URI", target };
+		if (refers_time >= 0) {
+			iso_date(refers_time, refers_date, sizeof refers_date);
+			resp[nresp++] = (struct warc_field){ "WARC-Refers-To-Date",
+			    refers_date };
+		}
+	}
+
+	block[0] = (struct iovec){ x->request.p, x->request.len };
+	warc_write(w, "request", req_id, x->sec, x->usec, req, nreq,
+	    "application/http;msgtype=request", block, 1);
+	block[0] = (struct iovec){ x->head.p, x->head.len };
+	block[1] = (struct iovec){ x->body.p, x->body.len };
+	warc_write(w, kind == RECORD_RESPONSE ? "response" : "revisit", resp_id,
+	    x->sec, x->usec, resp, nresp, "application/http;msgtype=response",
+	    block, kind == RECORD_RESPONSE ? 2 : 1);
+}

@@ -1,0 +1,89 @@
+/* One HTTP request of wa-fetch and what came back, on a libcurl easy
+ * handle: the request as sent, the status line and header fields as
+ * received, the body as sent (content coding kept, chunking undone) up
+ * to a cap, its SHA-1 and its size after content decoding (decoded.h);
+ * and the WARC records made from them (WARC 1.1 sec. 6: request,
+ * response, revisit).
+ *
+ * The connection is refused at connect time, redirects and robots.txt
+ * included, when its address is not public and private addresses are
+ * not allowed (netaddr.h). */
+#ifndef WA_TRANSFER_H
+#define WA_TRANSFER_H
+
+#include <curl/curl.h>
+#include <openssl/evp.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "decoded.h"
+#include "sites.h"
+#include "warc.h"
+
+/* What every request of a run shares. */
+struct transfer_config {
+	const char *agent;
+	double connect_timeout, timeout, low_speed_time;	/* seconds */
+	uint64_t low_speed_limit;	/* bytes per second */
+	bool insecure, allow_private;
+	struct curl_slist *resolve;	/* HOST:PORT:ADDR entries */
+	CURLSH *share;			/* DNS cache, TLS sessions */
+};
+
+struct buf {
+	char *p;
+	size_t len, cap;
+};
+
+enum transfer_kind { TRANSFER_PAGE, TRANSFER_ROBOTS };
+
+struct transfer {
+	CURL *easy;
+	enum transfer_kind kind;
+	struct site *site;
+	struct job job;			/* TRANSFER_PAGE */
+	struct curl_slist *headers;
+	struct buf request, head, body;	/* as sent, as received */
+	uint64_t cap;			/* body bytes kept, encoded or decoded */
+	bool decode;			/* count the decoded size */
+	struct decoded decoded;
+	bool body_started;
+	EVP_MD_CTX *sha1;
+	bool truncated;			/* the body passed the cap */
+	bool allow_private;
+	bool refused_private;		/* the connection was refused */
+	bool forbid_reuse;		/* the connection closes after it */
+	int64_t sec;			/* when the request started */
+	long usec;
+};
+
+/* A GET of url, not started; decode: ask for gzip and deflate and count
+ * the decoded size of the body.  The handle's private pointer is the
+ * transfer. */
+struct transfer *transfer_new(const struct transfer_config *cfg,
+    const char *url, uint64_t cap, bool decode, bool forbid_reuse);
+void transfer_add_header(struct transfer *x, const char *name, const char *value);
+void transfer_free(struct transfer *x);
+
+/* The value of the last response's header field name, or NULL. */
+const char *transfer_header(const struct transfer *x, const char *name);
+/* Content-Type without parameters, in lower case (malloc'ed), or NULL. */
+char *transfer_mime(const struct transfer *x);
+/* A 3xx's Location target, canonical (malloc'ed), or NULL. */
+char *transfer_redirect_target(const struct transfer *x, long code);
+/* The status name of a transfer that failed with rc: "timeout", "dns"... */
+const char *transfer_error_name(CURLcode rc);
+/* What WARC-Truncated says for the response, or NULL if it is whole. */
+const char *transfer_truncation(const struct transfer *x, CURLcode rc);
+
+enum record_kind { RECORD_RESPONSE, RECORD_NOT_MODIFIED, RECORD_SAME_DIGEST };
+
+/* Writes a request record and a response record (or a revisit record of
+ * the kind given, without the body) for target, linked by
+ * WARC-Concurrent-To.  refers_time is the Unix time of the fetch a
+ * revisit refers to, or -1. */
+void transfer_archive(const struct transfer *x, struct warc_writer *w,
+    const char *target, const char *digest, const char *truncated,
+    enum record_kind kind, int64_t refers_time);
+
+#endif
