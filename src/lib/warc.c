@@ -134,12 +134,7 @@ struct warc_writer {
 	bool closing;
 };
 
-/* A record, header and block, ready to be compressed and written. */
-struct job {
-	struct job *next;
-	unsigned char *rec;
-	size_t len;
-};
+struct job;
 
 /* zlib's default level: files as small as other crawlers' and no slower
  * to read. */
@@ -222,61 +217,109 @@ emit_record(struct warc_writer *w, const unsigned char *rec, size_t len)
 	w->records++;
 }
 
-static void enqueue(struct warc_writer *w, struct job *j);
+/* A record as given to warc_write, with copies of its strings and block;
+ * the writing thread makes the header and the digest in front of the
+ * block, where header_room bytes are kept free. */
+struct job {
+	struct job *next;
+	const char *type, *id, *content_type;
+	char date[32];
+	struct warc_field *fields;
+	size_t nfields;
+	size_t header_room, block_len;
+	unsigned char *block;	/* header_room bytes after the start, 4 before the end */
+};
 
-/* Makes the record; writes it at once, or, with queue, leaves it to the
- * writing thread. */
-static void
-write_record(struct warc_writer *w, bool queue, const char *type, const char *id,
-    int64_t date_sec, long date_usec, const struct warc_field *fields,
-    size_t nfields, const char *content_type, const struct iovec *block,
-    int nblock)
+/* The fixed part of a header, digest and length included. */
+#define HEADER_FIXED 256
+
+static size_t
+copy_string(char **at, const char *s)
 {
-	char idbuf[WARC_ID_SIZE], date[32], digest[WARC_DIGEST_SIZE];
-	uint64_t len;
-	char *rec = NULL;
-	size_t rlen = 0;
+	size_t n = strlen(s) + 1;
+	memcpy(*at, s, n);
+	*at += n;
+	return n;
+}
 
+/* Checks a record's fields (so that a bad one stops the caller, not the
+ * thread) and copies it into one allocation. */
+static struct job *
+make_job(const char *type, const char *id, int64_t date_sec, long date_usec,
+    const struct warc_field *fields, size_t nfields, const char *content_type,
+    const struct iovec *block, int nblock)
+{
+	size_t strings = strlen(type) + strlen(id) + 2, block_len = 0;
 	check_field("WARC-Type", type);
-	if (!id) {
-		warc_new_id(idbuf);
-		id = idbuf;
-	}
 	check_field("WARC-Record-ID", id);
-	format_date(date_sec, date_usec, date);
-	block_digest(block, nblock, digest, &len);
-
-	FILE *h = open_memstream(&rec, &rlen);
-	if (!h)
-		wa_die_errno("open_memstream");
-	fprintf(h, "WARC/1.1\r\nWARC-Type: %s\r\nWARC-Record-ID: %s\r\n"
-	    "WARC-Date: %s\r\n", type, id, date);
+	if (content_type) {
+		check_field("Content-Type", content_type);
+		strings += strlen(content_type) + 1;
+	}
 	for (size_t i = 0; i < nfields; i++) {
 		check_name(fields[i].name);
 		check_field(fields[i].name, fields[i].value);
-		fprintf(h, "%s: %s\r\n", fields[i].name, fields[i].value);
+		strings += strlen(fields[i].name) + strlen(fields[i].value) + 2;
 	}
-	if (content_type) {
-		check_field("Content-Type", content_type);
-		fprintf(h, "Content-Type: %s\r\n", content_type);
-	}
-	fprintf(h, "WARC-Block-Digest: %s\r\nContent-Length: %" PRIu64 "\r\n\r\n",
-	    digest, len);
 	for (int i = 0; i < nblock; i++)
-		fwrite(block[i].iov_base, 1, block[i].iov_len, h);
-	fputs("\r\n\r\n", h);
-	if (fclose(h) != 0)
-		wa_die_errno("open_memstream");
-	if (!queue) {
-		emit_record(w, (unsigned char *)rec, rlen);
-		free(rec);
-		return;
-	}
-	struct job *j = wa_malloc(sizeof *j);
+		block_len += block[i].iov_len;
+	/* Every string appears in the header with at most 4 bytes around it. */
+	size_t header_room = HEADER_FIXED + strings + 4 * (nfields + 3);
+	struct job *j = wa_malloc(sizeof *j + nfields * sizeof *j->fields + strings +
+	    header_room + block_len + 4);
 	j->next = NULL;
-	j->rec = (unsigned char *)rec;
-	j->len = rlen;
-	enqueue(w, j);
+	j->fields = (struct warc_field *)(j + 1);
+	char *at = (char *)(j->fields + nfields);
+	j->type = at;
+	copy_string(&at, type);
+	j->id = at;
+	copy_string(&at, id);
+	j->content_type = NULL;
+	if (content_type) {
+		j->content_type = at;
+		copy_string(&at, content_type);
+	}
+	for (size_t i = 0; i < nfields; i++) {
+		j->fields[i].name = at;
+		copy_string(&at, fields[i].name);
+		j->fields[i].value = at;
+		copy_string(&at, fields[i].value);
+	}
+	j->nfields = nfields;
+	format_date(date_sec, date_usec, j->date);
+	j->header_room = header_room;
+	j->block_len = block_len;
+	j->block = (unsigned char *)at + header_room;
+	for (int i = 0, off = 0; i < nblock; off += (int)block[i].iov_len, i++)
+		memcpy(j->block + off, block[i].iov_base, block[i].iov_len);
+	memcpy(j->block + block_len, "\r\n\r\n", 4);
+	return j;
+}
+
+/* Makes the job's header right before its block and writes the record. */
+static void
+write_job(struct warc_writer *w, struct job *j)
+{
+	char digest[WARC_DIGEST_SIZE], *header = (char *)j->block - j->header_room;
+	struct iovec block = { j->block, j->block_len };
+	uint64_t len;
+	block_digest(&block, 1, digest, &len);
+	size_t n = (size_t)snprintf(header, j->header_room,
+	    "WARC/1.1\r\nWARC-Type: %s\r\nWARC-Record-ID: %s\r\nWARC-Date: %s\r\n",
+	    j->type, j->id, j->date);
+	for (size_t i = 0; i < j->nfields; i++)
+		n += (size_t)snprintf(header + n, j->header_room - n, "%s: %s\r\n",
+		    j->fields[i].name, j->fields[i].value);
+	if (j->content_type)
+		n += (size_t)snprintf(header + n, j->header_room - n,
+		    "Content-Type: %s\r\n", j->content_type);
+	n += (size_t)snprintf(header + n, j->header_room - n,
+	    "WARC-Block-Digest: %s\r\nContent-Length: %" PRIu64 "\r\n\r\n", digest, len);
+	if (n >= j->header_room)
+		wa_die("%s: a WARC header outgrew its room", w->cur);
+	unsigned char *rec = j->block - n;
+	memmove(rec, header, n);
+	emit_record(w, rec, n + j->block_len + 4);
 }
 
 static void
@@ -304,9 +347,13 @@ open_file(struct warc_writer *w)
 	const char *base = strrchr(w->cur, '/');
 	struct warc_field name = { "WARC-Filename", base ? base + 1 : w->cur };
 	struct iovec block = { text, tlen };
+	char id[WARC_ID_SIZE];
+	warc_new_id(id);
 	clock_gettime(CLOCK_REALTIME, &now);
-	write_record(w, false, "warcinfo", NULL, now.tv_sec, now.tv_nsec / 1000,
+	struct job *j = make_job("warcinfo", id, now.tv_sec, now.tv_nsec / 1000,
 	    &name, 1, "application/warc-fields", &block, 1);
+	write_job(w, j);
+	free(j);
 	free(text);
 }
 
@@ -343,13 +390,12 @@ writer_thread(void *arg)
 			w->seq++;
 			open_file(w);
 		}
-		emit_record(w, j->rec, j->len);
+		write_job(w, j);
 
 		pthread_mutex_lock(&w->lock);
-		w->queued_bytes -= j->len;
+		w->queued_bytes -= j->block_len;
 		w->busy = false;
 		pthread_cond_broadcast(&w->changed);
-		free(j->rec);
 		free(j);
 	}
 	pthread_mutex_unlock(&w->lock);
@@ -360,14 +406,14 @@ static void
 enqueue(struct warc_writer *w, struct job *j)
 {
 	pthread_mutex_lock(&w->lock);
-	while (w->first && w->queued_bytes + j->len > QUEUE_MAX_BYTES)
+	while (w->first && w->queued_bytes + j->block_len > QUEUE_MAX_BYTES)
 		pthread_cond_wait(&w->changed, &w->lock);
 	if (w->last)
 		w->last->next = j;
 	else
 		w->first = j;
 	w->last = j;
-	w->queued_bytes += j->len;
+	w->queued_bytes += j->block_len;
 	pthread_cond_broadcast(&w->changed);
 	pthread_mutex_unlock(&w->lock);
 }
@@ -417,8 +463,13 @@ warc_write(struct warc_writer *w, const char *type, const char *id,
     size_t nfields, const char *content_type, const struct iovec *block,
     int nblock)
 {
-	write_record(w, true, type, id, date_sec, date_usec, fields, nfields,
-	    content_type, block, nblock);
+	char idbuf[WARC_ID_SIZE];
+	if (!id) {
+		warc_new_id(idbuf);
+		id = idbuf;
+	}
+	enqueue(w, make_job(type, id, date_sec, date_usec, fields, nfields,
+	    content_type, block, nblock));
 }
 
 const char *
