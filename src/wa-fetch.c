@@ -179,16 +179,6 @@ last_on_connection(const struct site *site)
 	return site->conn_pages + 1 >= opt.per_connection;
 }
 
-/* The HTTP date of a Unix time, for If-Modified-Since. */
-static void
-http_date(int64_t t, char *out, size_t size)
-{
-	time_t tt = (time_t)t;
-	struct tm tm;
-	gmtime_r(&tt, &tm);
-	strftime(out, size, "%a, %d %b %Y %H:%M:%S GMT", &tm);
-}
-
 static void
 start_page(struct site *site, struct job *job)
 {
@@ -207,7 +197,7 @@ start_page(struct site *site, struct job *job)
 		if (prev->etag)
 			transfer_add_header(x, "If-None-Match", prev->etag);
 		if (prev->last_modified >= 0) {
-			http_date(prev->last_modified, date, sizeof date);
+			format_time(prev->last_modified, "%a, %d %b %Y %H:%M:%S GMT", date, sizeof date);
 			transfer_add_header(x, "If-Modified-Since", date);
 		}
 	}

@@ -1,5 +1,6 @@
 /* Reading and writing fetch logs (see fetchlog.h). */
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,8 +16,14 @@ put_text(FILE *fp, const char *s)
 		putc('-', fp);
 		return;
 	}
-	for (; *s; s++)
-		putc(*s == '\t' || *s == '\n' || *s == '\r' ? ' ' : *s, fp);
+	for (size_t n; *s; s += n) {
+		n = strcspn(s, "\t\n\r");
+		fwrite(s, 1, n, fp);
+		if (s[n]) {
+			putc(' ', fp);
+			n++;
+		}
+	}
 }
 
 static void
@@ -31,27 +38,21 @@ put_int(FILE *fp, int64_t v)
 void
 fetchlog_write(FILE *fp, const struct fetch_row *r)
 {
-	put_text(fp, r->url);
-	putc('\t', fp);
-	put_int(fp, r->time);
-	putc('\t', fp);
-	put_text(fp, r->status);
-	putc('\t', fp);
-	put_text(fp, r->mime);
-	putc('\t', fp);
-	put_int(fp, r->bytes);
-	putc('\t', fp);
-	put_text(fp, r->digest);
-	putc('\t', fp);
-	put_int(fp, r->last_modified);
-	putc('\t', fp);
-	put_text(fp, r->etag);
-	putc('\t', fp);
-	put_int(fp, r->changed);
-	putc('\t', fp);
-	put_text(fp, r->redirect);
-	putc('\t', fp);
-	put_text(fp, r->robots);
+	/* The columns in order; the numeric ones come from number[]. */
+	const char *text[FETCHLOG_COLUMNS] = { r->url, NULL, r->status, r->mime,
+		NULL, r->digest, NULL, r->etag, NULL, r->redirect, r->robots };
+	const int64_t number[FETCHLOG_COLUMNS] = { 0, r->time, 0, 0, r->bytes,
+		0, r->last_modified, 0, r->changed, 0, 0 };
+	static const bool numeric[FETCHLOG_COLUMNS] = { [1] = true, [4] = true,
+		[6] = true, [8] = true };
+	for (int i = 0; i < FETCHLOG_COLUMNS; i++) {
+		if (i)
+			putc('\t', fp);
+		if (numeric[i])
+			put_int(fp, number[i]);
+		else
+			put_text(fp, text[i]);
+	}
 	putc('\n', fp);
 }
 

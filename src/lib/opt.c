@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -197,4 +198,18 @@ opt_double(const char *opt, const char *arg, double min, double max)
 	if (!parse_double(arg, &v) || v < min || v > max)
 		wa_usage_error("%s: '%s' is not a number from %g to %g", opt, arg, min, max);
 	return v;
+}
+
+void
+format_time(int64_t t, const char *fmt, char *out, size_t size)
+{
+	time_t tt = (time_t)t;
+	struct tm tm;
+	/* The callers' formats are checked where they are written (the
+	 * attribute in opt.h). */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+	if (!gmtime_r(&tt, &tm) || strftime(out, size, fmt, &tm) == 0)
+		snprintf(out, size, "%" PRId64, t);
+#pragma GCC diagnostic pop
 }

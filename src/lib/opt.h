@@ -6,6 +6,7 @@
 #define WA_OPT_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /* "90s", "15m", "6h", "7d", "1h30m", "2.5s"; a bare number is seconds. */
@@ -14,6 +15,9 @@ bool parse_duration(const char *s, double *seconds);
 bool parse_size(const char *s, uint64_t *bytes);
 /* Unix seconds ("1700000000") or UTC "YYYY-MM-DD[THH:MM[:SS]][Z]". */
 bool parse_time(const char *s, int64_t *unix_seconds);
+/* Writes the Unix time t in UTC as strftime's fmt says. */
+void format_time(int64_t t, const char *fmt, char *out, size_t size)
+	__attribute__((format(strftime, 2, 0)));
 bool parse_u64(const char *s, uint64_t *v);
 bool parse_i64(const char *s, int64_t *v);
 /* A finite decimal number. */

@@ -16,8 +16,10 @@
 #include <string.h>
 #include <strings.h>
 
+#include "ascii.h"
 #include "msg.h"
 #include "robots.h"
+#include "url.h"
 
 struct rule {
 	char *pattern;
@@ -68,91 +70,6 @@ static bool
 is_blank(unsigned char c)
 {
 	return c == ' ' || c == '\t' || c == '\v' || c == '\f';
-}
-
-static bool
-is_alpha(unsigned char c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-}
-
-static bool
-is_digit(unsigned char c)
-{
-	return c >= '0' && c <= '9';
-}
-
-static bool
-is_hex(unsigned char c)
-{
-	return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
-}
-
-static unsigned
-hex_value(unsigned char c)
-{
-	return is_digit(c) ? c - '0' : (c | 0x20) - 'a' + 10;
-}
-
-static unsigned char
-upper(unsigned char c)
-{
-	return c >= 'a' && c <= 'z' ? c & ~0x20 : c;
-}
-
-static unsigned char
-lower(unsigned char c)
-{
-	return c >= 'A' && c <= 'Z' ? c | 0x20 : c;
-}
-
-static bool
-is_unreserved(unsigned char c)
-{
-	return is_alpha(c) || is_digit(c) || c == '-' || c == '.' || c == '_' || c == '~';
-}
-
-/* The bytes a canonical path and query holds as they are (url.h). */
-static bool
-is_pq_char(unsigned char c)
-{
-	return is_unreserved(c) || (c && strchr("!$&'()*+,;=:@/?[]", c));
-}
-
-/* Writes s[0..n) to out (3 * n + 1 bytes) with its percent-encoding as a
- * canonical URL has it (url.h): %XX of an unreserved byte decoded, other
- * %xx in upper case, a lone '%' and every byte a URL may not hold
- * encoded.  '*' and '$' are sub-delims and stay, so the special
- * characters of a pattern survive.  Returns the length written. */
-static size_t
-normalise(const char *s, size_t n, char *out)
-{
-	static const char hex[] = "0123456789ABCDEF";
-	char *d = out;
-	for (size_t i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
-		if (c == '%' && i + 2 < n && is_hex((unsigned char)s[i + 1]) &&
-		    is_hex((unsigned char)s[i + 2])) {
-			unsigned char v = (unsigned char)(hex_value((unsigned char)s[i + 1]) << 4 |
-			    hex_value((unsigned char)s[i + 2]));
-			if (is_unreserved(v)) {
-				*d++ = (char)v;
-			} else {
-				*d++ = '%';
-				*d++ = (char)upper((unsigned char)s[i + 1]);
-				*d++ = (char)upper((unsigned char)s[i + 2]);
-			}
-			i += 2;
-		} else if (c != '%' && is_pq_char(c)) {
-			*d++ = (char)c;
-		} else {
-			*d++ = '%';
-			*d++ = hex[c >> 4];
-			*d++ = hex[c & 15];
-		}
-	}
-	*d = '\0';
-	return (size_t)(d - out);
 }
 
 /* Whether pattern p[0..plen) matches the path s[0..n): '*' is any run of
@@ -397,7 +314,7 @@ add_group_rule(struct parse_state *ps, const char *v, size_t n, bool allow)
 		free(ps->scratch);
 		ps->scratch = wa_malloc(ps->scratch_cap);
 	}
-	size_t len = normalise(v, n, ps->scratch);
+	size_t len = url_norm_percent(v, n, ps->scratch);
 	if (ps->group_mine)
 		add_rule(&ps->mine, ps->scratch, len, allow);
 	if (ps->group_star)
@@ -506,7 +423,7 @@ robots_allowed(const struct robots *r, const char *path)
 		n = 1;
 	}
 	char *norm = wa_malloc(3 * n + 1);
-	n = normalise(path, n, norm);
+	n = url_norm_percent(path, n, norm);
 	bool allowed = true;
 	if (strcmp(norm, "/robots.txt") != 0) {
 		for (size_t i = 0; i < r->rules.n; i++) {

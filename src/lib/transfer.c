@@ -7,6 +7,7 @@
 
 #include "msg.h"
 #include "netaddr.h"
+#include "opt.h"
 #include "transfer.h"
 #include "url.h"
 
@@ -268,15 +269,6 @@ transfer_truncation(const struct transfer *x, CURLcode rc)
 
 /* WARC records */
 
-static void
-iso_date(int64_t t, char *out, size_t size)
-{
-	time_t tt = (time_t)t;
-	struct tm tm;
-	gmtime_r(&tt, &tm);
-	strftime(out, size, "%Y-%m-%dT%H:%M:%SZ", &tm);
-}
-
 void
 transfer_archive(const struct transfer *x, struct warc_writer *w,
     const char *target, const char *digest, const char *truncated,
@@ -310,7 +302,7 @@ transfer_archive(const struct transfer *x, struct warc_writer *w,
 		    "http://netpreserve.org/warc/1.1/revisit/identical-payload-digest" };
 		resp[nresp++] = (struct warc_field){ "WARC-Refers-To-Target-URI", target };
 		if (refers_time >= 0) {
-			iso_date(refers_time, refers_date, sizeof refers_date);
+			format_time(refers_time, "%Y-%m-%dT%H:%M:%SZ", refers_date, sizeof refers_date);
 			resp[nresp++] = (struct warc_field){ "WARC-Refers-To-Date",
 			    refers_date };
 		}

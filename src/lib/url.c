@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ascii.h"
 #include "msg.h"
 #include "url.h"
 
@@ -35,42 +36,6 @@ fail(const char **why, const char *reason)
 {
 	*why = reason;
 	return false;
-}
-
-static bool
-is_alpha(unsigned char c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-}
-
-static bool
-is_digit(unsigned char c)
-{
-	return c >= '0' && c <= '9';
-}
-
-static bool
-is_hex(unsigned char c)
-{
-	return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
-}
-
-static unsigned
-hex_value(unsigned char c)
-{
-	return is_digit(c) ? c - '0' : (c | 0x20) - 'a' + 10;
-}
-
-static unsigned char
-lower(unsigned char c)
-{
-	return c >= 'A' && c <= 'Z' ? c | 0x20 : c;
-}
-
-static unsigned char
-upper(unsigned char c)
-{
-	return c >= 'a' && c <= 'z' ? c & ~0x20 : c;
 }
 
 static bool
@@ -187,24 +152,23 @@ scheme_length(const char *s)
 	return s[i] == ':' ? i : 0;
 }
 
-/* Writes the path and query p to d with their percent-encoding made
- * canonical. */
-static void
-norm_path_query(const char *p, char *d)
+size_t
+url_norm_percent(const char *s, size_t n, char *out)
 {
 	static const char hex[] = "0123456789ABCDEF";
-	for (; *p; p++) {
-		unsigned char c = (unsigned char)*p;
-		if (c == '%' && is_hex(p[1]) && is_hex(p[2])) {
-			unsigned char v = (unsigned char)(hex_value(p[1]) << 4 | hex_value(p[2]));
+	char *d = out;
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c == '%' && i + 2 < n && is_hex(s[i + 1]) && is_hex(s[i + 2])) {
+			unsigned char v = (unsigned char)(hex_value(s[i + 1]) << 4 | hex_value(s[i + 2]));
 			if (is_unreserved(v)) {
 				*d++ = (char)v;
 			} else {
 				*d++ = '%';
-				*d++ = (char)upper(p[1]);
-				*d++ = (char)upper(p[2]);
+				*d++ = (char)upper(s[i + 1]);
+				*d++ = (char)upper(s[i + 2]);
 			}
-			p += 2;
+			i += 2;
 		} else if (c != '%' && is_pq_char(c)) {
 			*d++ = (char)c;
 		} else {
@@ -214,6 +178,7 @@ norm_path_query(const char *p, char *d)
 		}
 	}
 	*d = '\0';
+	return (size_t)(d - out);
 }
 
 /* Cleans the registered name h[0..n) into out: percent-decoded, lower
@@ -381,7 +346,7 @@ absolute(const char *scheme, const char *auth, size_t auth_len, const char *pq, 
 	e = buf + sprintf(buf, "%s://", scheme);
 	if (!authority(auth, auth_len, e, why))
 		return false;
-	norm_path_query(pq, e + strlen(e));
+	url_norm_percent(pq, strlen(pq), e + strlen(e));
 	CURLU *cu = handle();
 	CURLUcode rc = curl_url_set(cu, CURLUPART_URL, buf, 0);
 	if (rc != CURLUE_OK)
@@ -433,7 +398,7 @@ canon(const char *s, const char *base, char *out, const char **why)
 		*d++ = '.';
 		*d++ = '/';
 	}
-	norm_path_query(s, d);
+	url_norm_percent(s, strlen(s), d);
 	CURLU *cu = handle();
 	CURLUcode rc = curl_url_set(cu, CURLUPART_URL, base, 0);
 	if (rc == CURLUE_OK)

@@ -84,6 +84,11 @@ bool url_host(const char *url, char *out);
  * ("localhost"). */
 bool url_registrable_domain(const char *url, char *out);
 
+/* Writes s[0..n), a path and query, to out (3 * n + 1 bytes) with its
+ * percent-encoding as a canonical URL has it: %XX of an unreserved byte
+ * decoded, other escapes in upper case, a '%' without two hex digits and
+ * every byte a URL may not hold encoded.  Returns the length written. */
+size_t url_norm_percent(const char *s, size_t n, char *out);
 void url_cleanup(void);
 
 #endif
