@@ -12,7 +12,7 @@
 VERSION   = 0.1.0
 PREFIX   ?= /usr/local
 DESTDIR  ?=
-PKGS      = libcurl libxml-2.0 openssl zlib libdeflate libpsl libidn2
+PKGS      = libcurl libxml-2.0 openssl zlib libdeflate libbrotlidec libpsl libidn2
 
 CC       ?= gcc
 CSTD      = -std=c11 -D_GNU_SOURCE

@@ -4,8 +4,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include <zlib.h>
-
+#include "decoded.h"
 #include "httpresp.h"
 #include "msg.h"
 
@@ -187,59 +186,28 @@ dechunk(const unsigned char *p, size_t len, struct buf *out)
 	}
 }
 
-/* Inflates in into out, at most max bytes; windowBits as inflateInit2. */
+/* Decodes in into out by one content coding, at most max bytes. */
 static bool
-inflate_into(const unsigned char *in, size_t len, int window_bits,
-    uint64_t max, struct buf *out, const char **why)
+decode_into(const char *coding, const unsigned char *in, size_t len, uint64_t max,
+    struct buf *out, const char **why)
 {
-	z_stream z;
-	memset(&z, 0, sizeof z);
-	if (inflateInit2(&z, window_bits) != Z_OK)
-		wa_die("zlib: inflateInit2 failed");
-	out->len = 0;
-	int rc = Z_OK;
-	const unsigned char *p = in;
-	size_t left = len;
-	while (rc != Z_STREAM_END) {
-		reserve(out, 65536);
-		size_t room = *out->cap - out->len;
-		if (out->len + room > max + 1)
-			room = (size_t)(max + 1 - out->len);
-		if (room == 0)
-			break;
-		uInt chunk = left > (1U << 30) ? 1U << 30 : (uInt)left;
-		z.next_in = (Bytef *)p;
-		z.avail_in = chunk;
-		z.next_out = *out->data + out->len;
-		z.avail_out = room > (1U << 30) ? 1U << 30 : (uInt)room;
-		rc = inflate(&z, Z_NO_FLUSH);
-		p += chunk - z.avail_in;
-		left -= chunk - z.avail_in;
-		out->len = (size_t)(z.next_out - *out->data);
-		if (rc == Z_STREAM_END && left > 0 && window_bits > 15 &&
-		    left >= 2 && p[0] == 0x1f && p[1] == 0x8b) {
-			/* Another gzip member follows (RFC 1952 sec. 2.2). */
-			inflateReset(&z);
-			rc = Z_OK;
-			continue;
-		}
-		if (rc == Z_BUF_ERROR && left == 0) {
-			inflateEnd(&z);
-			*why = "compressed body truncated";
-			return false;
-		}
-		if (rc != Z_OK && rc != Z_STREAM_END) {
-			inflateEnd(&z);
-			*why = "corrupt compressed body";
-			return false;
-		}
-	}
-	inflateEnd(&z);
-	if (out->len > max) {
-		*why = "decoded body larger than the limit";
+	struct decoded d;
+	if (!decoded_supported(coding)) {
+		*why = "unsupported Content-Encoding";
 		return false;
 	}
-	return true;
+	decoded_init(&d, coding, out->data, out->cap);
+	bool within = decoded_feed(&d, in, len, max);
+	bool complete = decoded_complete(&d);
+	out->len = (size_t)d.bytes;
+	decoded_end(&d);
+	if (!within)
+		*why = "decoded body larger than the limit";
+	else if (d.failed)
+		*why = "corrupt compressed body";
+	else if (!complete)
+		*why = "compressed body truncated";
+	return within && complete;
 }
 
 bool
@@ -275,17 +243,7 @@ http_decode_body(const struct http_response *r, uint64_t max,
 			name[--n] = '\0';
 		if (*name && strcmp(name, "identity") != 0) {
 			struct buf *to = &bufs[in == 0];
-			if (strcmp(name, "gzip") == 0 || strcmp(name, "x-gzip") == 0) {
-				ok = inflate_into(data, len, 15 + 16, max, to, why);
-			} else if (strcmp(name, "deflate") == 0) {
-				/* RFC 9110 says zlib format; some servers send
-				 * raw deflate, as browsers accept. */
-				ok = inflate_into(data, len, 15, max, to, why) ||
-				    inflate_into(data, len, -15, max, to, why);
-			} else {
-				*why = "unsupported Content-Encoding";
-				ok = false;
-			}
+			ok = decode_into(name, data, len, max, to, why);
 			if (!ok)
 				break;
 			in = in == 0;

@@ -62,7 +62,7 @@ on_body(char *data, size_t size, size_t n, void *arg)
 	if (!x->body_started) {
 		x->body_started = true;
 		decoded_init(&x->decoded, x->decode ?
-		    transfer_header(x, "Content-Encoding") : NULL);
+		    transfer_header(x, "Content-Encoding") : NULL, NULL, NULL);
 	}
 	keep = n;
 	if (x->body.len + keep > x->cap) {
@@ -160,7 +160,7 @@ transfer_new(const struct transfer_config *cfg, const char *url, uint64_t cap,
 	SET(e, CURLOPT_VERBOSE, 1L);
 	SET(e, CURLOPT_FORBID_REUSE, forbid_reuse ? 1L : 0L);
 	if (decode)
-		transfer_add_header(x, "Accept-Encoding", "gzip, deflate");
+		transfer_add_header(x, "Accept-Encoding", DECODED_ACCEPT);
 	clock_gettime(CLOCK_REALTIME, &ts);
 	x->sec = ts.tv_sec;
 	x->usec = ts.tv_nsec / 1000;

@@ -57,7 +57,7 @@ struct transfer {
 	long usec;
 };
 
-/* A GET of url, not started; decode: ask for gzip and deflate and count
+/* A GET of url, not started; decode: ask for DECODED_ACCEPT and count
  * the decoded size of the body.  The handle's private pointer is the
  * transfer. */
 struct transfer *transfer_new(const struct transfer_config *cfg,

@@ -584,10 +584,19 @@ test_http(void)
 	    "5\r\nhello\r\n7;ext=1\r\n, world\r\n0\r\n\r\n";
 	ok(decode(chunked, sizeof chunked - 1, &body, &len, &r, &why) && len == 12 &&
 	    memcmp(body, "hello, world", 12) == 0, "HTTP: chunked framing kept by a writer");
-	const char br[] = "HTTP/1.1 200 OK\r\nContent-Encoding: br\r\n\r\nxx";
-	ok(!decode(br, sizeof br - 1, &body, &len, &r, &why) &&
+	/* Made by libbrotlienc (quality 11) from the text below. */
+	const char br[] = "HTTP/1.1 200 OK\r\nContent-Encoding: br\r\n\r\n"
+	    "\x1b\x2a\x00\xf8\xc5\x6d\x6c\x5d\xf9\xde\xa3\xad\xa0\x10\xa2\x94\xa4"
+	    "\x14\x79\xd2\x81\x12\x70\x22\x14\x2a\xbb\xa7\x3d\x5f\x7e\x9a\x00";
+	const char br_text[] = "a body compressed by brotli, brotli, brotli";
+	ok(decode(br, sizeof br - 1, &body, &len, &r, &why) && len == sizeof br_text - 1 &&
+	    memcmp(body, br_text, len) == 0, "HTTP: br");
+	ok(!decode(br, sizeof br - 6, &body, &len, &r, &why) &&
+	    strcmp(why, "compressed body truncated") == 0, "HTTP: br cut short is refused");
+	const char compress[] = "HTTP/1.1 200 OK\r\nContent-Encoding: compress\r\n\r\nxx";
+	ok(!decode(compress, sizeof compress - 1, &body, &len, &r, &why) &&
 	    strcmp(why, "unsupported Content-Encoding") == 0,
-	    "HTTP: br is an unsupported coding");
+	    "HTTP: compress is an unsupported coding");
 	const char *bad[] = { "GET / HTTP/1.1\r\n\r\n", "HTTP/1.1 2000 OK\r\n\r\n",
 	    "HTTP/1.1 200 OK\r\nX: y", "HTTP/1.1 099 x\r\n\r\n" };
 	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {

@@ -85,7 +85,7 @@ count(const char *coding, const unsigned char *data, size_t n, size_t step,
     uint64_t limit, bool *within)
 {
 	struct decoded d;
-	decoded_init(&d, coding);
+	decoded_init(&d, coding, NULL, NULL);
 	*within = true;
 	for (size_t i = 0; i < n && *within; i += step)
 		*within = decoded_feed(&d, data + i, n - i < step ? n - i : step, limit);
@@ -121,7 +121,15 @@ test_decoded(void)
 	    "no coding counts the bytes as they are");
 	ok(count("identity", text, n, 4096, 1000, &within) == 1001 && !within,
 	    "and caps them too");
-	ok(count("br", text, 5000, 4096, 1 << 20, &within) == 5000 && within,
+	/* Made by libbrotlienc (quality 11) from a 43-byte text. */
+	static const unsigned char br[] = "\x1b\x2a\x00\xf8\xc5\x6d\x6c\x5d\xf9\xde"
+	    "\xa3\xad\xa0\x10\xa2\x94\xa4\x14\x79\xd2\x81\x12\x70\x22\x14\x2a\xbb"
+	    "\xa7\x3d\x5f\x7e\x9a\x00";
+	ok(count("br", br, sizeof br - 1, 1, 1 << 20, &within) == 43 && within,
+	    "br fed a byte at a time decodes to its 43 bytes");
+	ok(count("br", br, sizeof br - 1, 7, 40, &within) == 41 && !within,
+	    "br stops at the cap");
+	ok(count("compress", text, 5000, 4096, 1 << 20, &within) == 5000 && within,
 	    "an unknown coding counts the bytes as they are");
 	ok(count("gzip", text, 5000, 4096, 1 << 20, &within) == 0 && within,
 	    "a body that is no gzip decodes to nothing, without an error");
