@@ -5,7 +5,6 @@
 # ranks.
 . "$(dirname "$0")/lib.sh"
 . "$T_DIR/warc-lib.sh"
-command -v nginx >/dev/null || PATH=$PATH:/usr/sbin
 need_warcio
 web=$TESTDATA/web
 web_start

@@ -7,7 +7,9 @@
 #   same_file GOT WANT MSG byte equality, shows a diff on failure
 #   tsv_near GOT WANT TOL MSG   TSV equality, numbers within TOL (absolute)
 #   unit NAME              runs the C unit test NAME (its TAP is folded in)
-#   nginx_start NAME ADDR PORT ROOT [CONF]   serves ROOT on ADDR:PORT
+#   nginx_start NAME ADDR PORT ROOT [CONF]   serves ROOT on ADDR:PORT (scripts/nginx-site);
+#                          its log $tmp/nginx-NAME/logs/access.log has lines
+#                          MSEC CONNECTION REQUESTS "REQUEST" STATUS BYTES ADDR
 #   nginx_stop NAME        (all servers also stop when the test ends)
 #   web_start              serves testdata/web: WEB_SITES, WEB_RESOLVE (below)
 #   fault_start            starts t/fault-server.py: FAULT_RESOLVE... (below)
@@ -135,49 +137,14 @@ unit() {
 }
 
 nginx_start() {	# NAME ADDR PORT ROOT [EXTRA_SERVER_CONF]
-	name=$1 addr=$2 port=$3 docroot=$4 extra=${5:-}
-	d=$tmp/nginx-$name
-	mkdir -p "$d/logs" "$d/tmp"
-	user=
-	[ "$(id -u)" = 0 ] && user="user root;"
-	cat >"$d/nginx.conf" <<CONF
-$user
-worker_processes 1;
-daemon on;
-pid $d/nginx.pid;
-error_log $d/logs/error.log warn;
-events { worker_connections 256; }
-http {
-	include /etc/nginx/mime.types;
-	default_type application/octet-stream;
-	client_body_temp_path $d/tmp; proxy_temp_path $d/tmp;
-	fastcgi_temp_path $d/tmp; uwsgi_temp_path $d/tmp; scgi_temp_path $d/tmp;
-	log_format wa '\$msec \$remote_addr "\$request" \$status \$body_bytes_sent';
-	access_log $d/logs/access.log wa;
-	server {
-		listen $addr:$port;
-		server_name _;
-		root $docroot;
-		$extra
-	}
-}
-CONF
-	nginx -q -p "$d" -c "$d/nginx.conf" 2>"$d/start.err" || {
-		echo "Bail out! nginx $name on $addr:$port did not start: $(cat "$d/start.err")"
+	nginx-site start "$tmp/nginx-$1" "$2" "$3" "$4" "${5:-}" 2>"$tmp/nginx-start.err" || {
+		echo "Bail out! $(cat "$tmp/nginx-start.err")"
 		exit 1
 	}
-	t_servers="$t_servers $name"
+	t_servers="$t_servers $1"
 }
 
-nginx_stop() {
-	d=$tmp/nginx-$1
-	[ -f "$d/nginx.pid" ] || return 0
-	pid=$(cat "$d/nginx.pid")
-	kill "$pid" 2>/dev/null
-	i=0
-	while kill -0 "$pid" 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
-	rm -f "$d/nginx.pid"
-}
+nginx_stop() { nginx-site stop "$tmp/nginx-$1"; }
 
 # A loopback address of this test's own, so that tests running at once
 # never share a listening socket: 127.B.C.N for a given N.

@@ -4,7 +4,6 @@
 # curl; and the ground truth in testdata/web/expected is consistent with
 # itself and with seeds.txt.
 . "$(dirname "$0")/lib.sh"
-command -v nginx >/dev/null || PATH=$PATH:/usr/sbin
 W=$TESTDATA/web
 E=$W/expected
 H=http://www.test:8080 D=http://docs.test:8080 F=http://feeds.test:8080 S=http://strict.test:8080
@@ -139,7 +138,7 @@ done
 is "$($C -o /dev/null -w '%{http_code}' "$D/robots.txt")" 404 "docs.test has no robots.txt"
 
 # The access log has each request with its time.
-like "$(tail -1 "$(web_log www.test)")" '^[0-9]{10}\.[0-9]{3} 127\.[0-9.]+ "GET /robots.txt HTTP/1.1" 200 [0-9]+$' \
+like "$(tail -1 "$(web_log www.test)")" '^[0-9]{10}\.[0-9]{3} [0-9]+ [0-9]+ "GET /robots.txt HTTP/1.1" 200 [0-9]+ 127\.[0-9.]+$' \
 	"the access log of a site has its requests"
 
 # --- The misbehaving server ---

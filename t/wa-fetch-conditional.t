@@ -13,7 +13,7 @@ mkdir -p "$tmp/site"
 echo "first version of a" >"$tmp/site/a.html"
 echo "b stays the same" >"$tmp/site/b.html"
 touch -d @1700000000 "$tmp/site/a.html" "$tmp/site/b.html"
-web_nginx one "$(t_addr 1)" 8080 "$tmp/site"
+nginx_start one "$(t_addr 1)" 8080 "$tmp/site"
 R="--allow-private -q -w 0 --resolve one.test:8080:$(t_addr 1)"
 U=http://one.test:8080
 printf '%s\n' $U/a.html $U/b.html >"$tmp/urls"

@@ -9,7 +9,7 @@ need_warcio
 
 mkdir -p "$tmp/site"
 for p in 0 1 2 3 4 5 6 7 8 9; do echo "page $p" >"$tmp/site/p$p.html"; done
-web_nginx one "$(t_addr 1)" 8080 "$tmp/site"
+nginx_start one "$(t_addr 1)" 8080 "$tmp/site"
 R="--allow-private -q --resolve one.test:8080:$(t_addr 1)"
 for p in 0 1 2 3 4 5 6 7 8 9; do echo "http://one.test:8080/p$p.html"; done >"$tmp/urls"
 

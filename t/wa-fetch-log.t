@@ -15,7 +15,7 @@ printf 'plain text\n' >"$site/page.txt"
 i=0; while [ $i -lt 300 ]; do echo "line $i of a compressible text file"; i=$((i + 1)); done >"$site/gz/big.txt"
 head -c 3000000 /dev/urandom >"$site/large.bin"
 head -c 50000000 /dev/zero | gzip -9 >"$site/bomb/zeros.html"
-web_nginx one "$a" 8080 "$site" '
+nginx_start one "$a" 8080 "$site" '
 	location /gz/ { gzip on; gzip_types text/plain; gzip_min_length 1; }
 	location /bomb/ { default_type text/html; add_header Content-Encoding gzip; }'
 R="--resolve one.test:8080:$a --allow-private -w 0"

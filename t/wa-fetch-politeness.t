@@ -12,7 +12,7 @@ for p in 1 2 3 4 5; do echo "page $p" >"$tmp/site/p$p.html"; done
 : >"$tmp/urls"
 R="--allow-private -q"
 for s in 1 2 3 4; do
-	web_nginx s$s "$(t_addr $s)" 8080 "$tmp/site"
+	nginx_start s$s "$(t_addr $s)" 8080 "$tmp/site"
 	R="$R --resolve s$s.test:8080:$(t_addr $s)"
 done
 for p in 1 2 3; do for s in 1 2 3 4; do
@@ -35,7 +35,7 @@ ok "the sites are served at the same time, not one after the other" \
 	awk -v a="$first" -v b="$last" 'BEGIN { exit !(a < b) }'
 
 # -c 1: a fresh connection for every request.
-web_nginx c1 "$(t_addr 5)" 8080 "$tmp/site"
+nginx_start c1 "$(t_addr 5)" 8080 "$tmp/site"
 printf 'http://c1.test:8080/p%s.html\n' 1 2 3 | wa-fetch $R --resolve c1.test:8080:$(t_addr 5) -w 0 -c 1 >/dev/null
 is "$(awk '{ print $2 " " $3 }' "$tmp/nginx-c1/logs/access.log" | sort -u | awk '$2 == 1' | wc -l)" 4 \
 	"-c 1: four requests on four connections"
@@ -45,8 +45,8 @@ mkdir -p "$tmp/slow" "$tmp/lazy"
 cp "$tmp/site"/*.html "$tmp/slow"; cp "$tmp/site"/*.html "$tmp/lazy"
 printf 'User-agent: *\nCrawl-delay: 1.5\n' >"$tmp/slow/robots.txt"
 printf 'User-agent: *\nCrawl-delay: 100\n' >"$tmp/lazy/robots.txt"
-web_nginx slow "$(t_addr 6)" 8080 "$tmp/slow"
-web_nginx lazy "$(t_addr 7)" 8080 "$tmp/lazy"
+nginx_start slow "$(t_addr 6)" 8080 "$tmp/slow"
+nginx_start lazy "$(t_addr 7)" 8080 "$tmp/lazy"
 printf 'http://slow.test:8080/p%s.html\n' 1 2 3 >"$tmp/urls"
 printf 'http://lazy.test:8080/p%s.html\n' 1 2 >>"$tmp/urls"
 wa-fetch $R --resolve slow.test:8080:$(t_addr 6) --resolve lazy.test:8080:$(t_addr 7) \
@@ -59,7 +59,7 @@ is "$(grep -c robots.txt "$tmp/nginx-lazy/logs/access.log") $(wc -l <"$tmp/nginx
 	"1 1" "and gets no request but robots.txt"
 
 # Retry-After backs the site off; too long a one defers it.
-web_nginx busy "$(t_addr 8)" 8080 "$tmp/site" '
+nginx_start busy "$(t_addr 8)" 8080 "$tmp/site" '
 	location = /p1.html { add_header Retry-After 2 always; return 503; }
 	location = /p4.html { add_header Retry-After 3600 always; return 429; }'
 printf 'http://busy.test:8080/p%s.html\n' 1 2 3 4 5 |
@@ -70,7 +70,7 @@ is "$(gaps busy | sed -n 2p | awk '{ print ($1 >= 2000) }')" 1 "Retry-After 2 wa
 like "$(cat "$tmp/stderr")" "Retry-After 3600s is more than --max-crawl-delay" "the deferral is reported"
 
 # A site failing again and again is given up.
-web_nginx bad "$(t_addr 9)" 8080 "$tmp/site" 'location ~ ^/p { return 500; }'
+nginx_start bad "$(t_addr 9)" 8080 "$tmp/site" 'location ~ ^/p { return 500; }'
 printf 'http://bad.test:8080/p%s.html\n' 1 2 3 4 5 |
 	wa-fetch $R --resolve bad.test:8080:$(t_addr 9) -w 0 >"$tmp/log" 2>"$tmp/stderr"
 is "$(cut -f 3 "$tmp/log" | tr '\n' ' ')" "500 500 500 site-failed site-failed " \

@@ -22,7 +22,7 @@ is "$(wc -l <"$tmp/log")" 3 "-L 2: one row per input URL"
 is "$(row $W/old.html | cut -f 3,4,10)" "200	text/html	$W/new.html" \
 	"a followed redirect: the final status, column 10 the final URL"
 is "$(row $W/moved.html | cut -f 3,10)" "200	$D/index.xhtml" "across sites"
-is "$(head -1 "$(web_log docs.test)" | cut -d' ' -f3-4)" '"GET /robots.txt' \
+is "$(head -1 "$(web_log docs.test)" | cut -d' ' -f4-5)" '"GET /robots.txt' \
 	"after the other site's robots.txt"
 is "$(row $W/chain.html | cut -f 3,10)" "200	$W/new.html" "a chain of two"
 is "$(tail -n +$((n + 1)) "$(web_log www.test)" |

@@ -32,11 +32,11 @@ printf 'User-agent: *\nDisallow: /p2\n' >"$tmp/d/r/robots.txt"
 	i=0; while [ $i -lt 13000 ]; do echo "# a comment line of fifty bytes to pad the file."; i=$((i + 1)); done
 	printf 'Disallow: /p2\n'
 } >"$tmp/e/robots.txt"
-web_nginx a "$(t_addr 1)" 8080 "$tmp/a"
-web_nginx b "$(t_addr 2)" 8080 "$tmp/b"
-web_nginx c "$(t_addr 3)" 8080 "$tmp/c" 'location = /robots.txt { return 503; }'
-web_nginx d "$(t_addr 4)" 8080 "$tmp/d" 'location = /robots.txt { return 301 /r/robots.txt; }'
-web_nginx e "$(t_addr 5)" 8080 "$tmp/e"
+nginx_start a "$(t_addr 1)" 8080 "$tmp/a"
+nginx_start b "$(t_addr 2)" 8080 "$tmp/b"
+nginx_start c "$(t_addr 3)" 8080 "$tmp/c" 'location = /robots.txt { return 503; }'
+nginx_start d "$(t_addr 4)" 8080 "$tmp/d" 'location = /robots.txt { return 301 /r/robots.txt; }'
+nginx_start e "$(t_addr 5)" 8080 "$tmp/e"
 ok "the robots.txt of e is over 500 KiB" test "$(wc -c <"$tmp/e/robots.txt")" -gt 600000
 
 for s in a b c d e; do
