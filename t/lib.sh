@@ -13,6 +13,7 @@
 #   nginx_stop NAME        (all servers also stop when the test ends)
 #   web_start              serves testdata/web: WEB_SITES, WEB_RESOLVE (below)
 #   fault_start            starts t/fault-server.py: FAULT_RESOLVE... (below)
+#   under_valgrind         true under make check VALGRIND=1
 #   skip_all REASON / done_testing
 #
 # Tools run from $WA_BIN (bin/ by default; make check SANITIZE=1 and
@@ -150,6 +151,10 @@ nginx_stop() { nginx-site stop "$tmp/nginx-$1"; }
 # never share a listening socket: 127.B.C.N for a given N.
 t_net=127.$(( ($$ >> 8) % 200 + 20 )).$(( $$ % 250 + 1 ))
 t_addr() { echo "$t_net.$1"; }
+
+# Whether the tools run under valgrind (make check VALGRIND=1 puts
+# wrapper scripts in WA_BIN), where their time and memory are valgrind's.
+under_valgrind() { [ "$(head -c 2 "$WA_BIN/wa-url")" = '#!' ]; }
 
 skip_all() { echo "1..0 # SKIP $1"; trap - EXIT; rm -rf "$tmp"; exit 0; }
 
