@@ -740,8 +740,13 @@ pass2_page(const struct page *p)
 		double key = cash_path ? (isnan(p->cash) ? 0 : p->cash) : p->importance;
 		enum reason r = p->suspect ? R_DISCOVER_XML : R_DISCOVER_HTML;
 		row_push(&heaps[r], p->url, key, -1, r);
-	} else if (due >= 0 && now >= due) {
-		n_due++;
+	} else if (due >= 0) {
+		/* Every refreshable page competes for the refresh slots by
+		 * the periods elapsed since its last access: the due ones
+		 * (1 or more) first, then, if slots are left, the nearest to
+		 * being due, so that the cycle's bandwidth is spent. */
+		if (now >= due)
+			n_due++;
 		row_push(&heaps[R_REFRESH], p->url,
 		    (double)(now - p->access) * f / SECONDS_PER_DAY, due, R_REFRESH);
 	}

@@ -237,10 +237,12 @@ def check(args):
     for r in lst:
         got.setdefault(r[1], []).append(r)
     # which pages each reason must hold: the best ones by its key
-    due_refresh = refreshable & ov_none & (f > 0) & (access >= 0)
-    due_t = np.array([math.ceil(access[i] + DAY / f[i]) if due_refresh[i] else 0
+    # every refreshable page competes for the refresh slots, the due ones
+    # (most periods elapsed) first
+    to_refresh = refreshable & ov_none & (f > 0) & (access >= 0)
+    due_t = np.array([math.ceil(access[i] + DAY / f[i]) if to_refresh[i] else 0
                       for i in range(n)])
-    due_refresh &= now >= due_t
+    due_refresh = to_refresh & (now >= due_t)
     if int(summ['due']) != int(due_refresh.sum()):
         fail(f"due {summ['due']} != {int(due_refresh.sum())}")
     for reason, mask, key in (
@@ -249,7 +251,7 @@ def check(args):
              np.where(access < 0, math.inf, (now - access) / np.nan_to_num(period, nan=1))),
             ('discover-xml', sus, imp),
             ('discover-html', new & ~sus, imp),
-            ('refresh', due_refresh, (now - access) * f / DAY)):
+            ('refresh', to_refresh, (now - access) * f / DAY)):
         listed = got.get(reason, [])
         want_n = min(slots[reason], int(mask.sum()))
         if len(listed) != want_n:

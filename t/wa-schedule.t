@@ -38,6 +38,15 @@ printf 'S\t7\ncapped\t2\ndue\t2\ncost\t2.6666666666666665\nuniform-cost\t2.86363
 grep -E '^(S|capped|due|cost|uniform-cost)	' "$tmp/summary" >"$tmp/got"
 tsv_near "$tmp/got" "$tmp/want" 1e-12 "summary: S, capped, due, cost and uniform cost"
 like "$(cat "$tmp/stderr")" "^wa-schedule: S	7" "the summary on stderr too"
+# Before anything is due the slots still go to refreshes, the pages
+# nearest to being due first: a and c (21000 s of 21600), not b.
+exits 0 "nothing due yet" wa-schedule -G 11 -T 6h --alpha 1 --now 1021000 \
+    -s "$tmp/summary" "$tmp/hand"
+same_file "$tmp/stdout" - "the bandwidth goes to the pages nearest to due" <<'EOF2'
+http://a.example/	refresh	2	1021600
+http://c.example/	refresh	1	1021600
+EOF2
+is "$(grep '^due' "$tmp/summary")" "due${tab}0" "and the summary counts no due page"
 exits 0 "-q" wa-schedule -q -G 11 -T 6h --alpha 1 --now 1025000 "$tmp/hand"
 is "$(cat "$tmp/stderr")" "" "-q: nothing on stderr"
 
