@@ -5,6 +5,9 @@
 # wa-schedule against the simulator's own python optimum, and the streams it
 # hands to wa-lambda against man/wa-formats.5.
 . "$(dirname "$0")/lib.sh"
+# The tools it runs are checked under valgrind by their own tests; here
+# valgrind would only slow the simulation down.
+under_valgrind && skip_all "the simulation's figures are the same under valgrind"
 
 [ -x /usr/bin/python3 ] && /usr/bin/python3 -c 'import numpy' 2>/dev/null ||
 	skip_all "python3 with numpy (scripts/deps install)"

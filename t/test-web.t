@@ -4,6 +4,8 @@
 # curl; and the ground truth in testdata/web/expected is consistent with
 # itself and with seeds.txt.
 . "$(dirname "$0")/lib.sh"
+# No wa tool runs here: valgrind has nothing to check.
+under_valgrind && skip_all "the test web is served by nginx and read by curl only"
 W=$TESTDATA/web
 E=$W/expected
 H=http://www.test:8080 D=http://docs.test:8080 F=http://feeds.test:8080 S=http://strict.test:8080
