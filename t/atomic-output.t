@@ -95,4 +95,17 @@ exits 1 "a tool refuses a file with a changed payload byte" "$w" check "$d/flip.
 is "$(cat "$tmp/stderr")" "test-binwriter: $d/flip.bin: payload checksum mismatch: the data is corrupt" \
 	"in one line"
 
+# A path that is no regular file is written in place: renaming over a FIFO
+# (or /dev/null) would replace it with a file.
+printf 'http://a.example/\t1700000000\t-\t-\nhttp://a.example/\t1700086400\t1\t-\n' \
+	>"$tmp/history"
+mkfifo "$tmp/fifo"
+cat "$tmp/fifo" >"$tmp/from-fifo" &
+reader=$!
+ok "a tool writes its -o output to a FIFO" wa-lambda -q --prior 1,7 -o "$tmp/fifo" "$tmp/history"
+wait $reader
+ok "which stays a FIFO" test -p "$tmp/fifo"
+wa-lambda -q --prior 1,7 -o "$tmp/plain.tsv" "$tmp/history"
+ok "and its reader gets the whole output" cmp "$tmp/from-fifo" "$tmp/plain.tsv"
+
 done_testing

@@ -88,8 +88,16 @@ struct atomic_file *
 atomic_open(const char *path)
 {
 	struct atomic_file *af = wa_calloc(1, sizeof *af);
-	char *dcopy = wa_strdup(path), *bcopy = wa_strdup(path);
 	af->path = wa_strdup(path);
+	struct stat st;
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		/* /dev/null, a FIFO, /dev/stdout: written in place, as a
+		 * rename would replace the device or pipe with a file. */
+		if (!(af->fp = fopen(path, "we")))
+			wa_die_errno("%s", path);
+		return af;
+	}
+	char *dcopy = wa_strdup(path), *bcopy = wa_strdup(path);
 	af->tmp = wa_asprintf("%s/.%s.XXXXXX", dirname(dcopy), basename(bcopy));
 	free(dcopy);
 	free(bcopy);
@@ -138,7 +146,7 @@ atomic_commit(struct atomic_file *af)
 {
 	/* On failure wa_die_errno removes the temporary file. */
 	bool flushed = fflush(af->fp) == 0 && !ferror(af->fp) &&
-	    fsync(fileno(af->fp)) == 0;
+	    (!af->tmp || fsync(fileno(af->fp)) == 0);
 	int err = errno;
 	if (fclose(af->fp) != 0 && flushed) {
 		flushed = false;
@@ -148,9 +156,11 @@ atomic_commit(struct atomic_file *af)
 		errno = err;
 		wa_die_errno("%s: write failed", af->path);
 	}
-	if (rename(af->tmp, af->path) != 0)
-		wa_die_errno("%s: cannot rename %s into place", af->path, af->tmp);
-	fsync_parent_dir(af->path);
+	if (af->tmp) {
+		if (rename(af->tmp, af->path) != 0)
+			wa_die_errno("%s: cannot rename %s into place", af->path, af->tmp);
+		fsync_parent_dir(af->path);
+	}
 	atomic_free(af);
 }
 
@@ -158,6 +168,7 @@ void
 atomic_abort(struct atomic_file *af)
 {
 	fclose(af->fp);
-	unlink(af->tmp);
+	if (af->tmp)
+		unlink(af->tmp);
 	atomic_free(af);
 }

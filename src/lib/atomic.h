@@ -5,7 +5,9 @@
  * final name and fsyncs the directory.  A run that dies or is interrupted
  * before the commit removes its temporary files (SIGINT, SIGTERM, SIGHUP,
  * SIGPIPE, wa_die); after SIGKILL a temporary file may remain, but never a
- * partial file under the final name. */
+ * partial file under the final name.  A path that exists and is no regular
+ * file (/dev/null, a FIFO, /dev/stdout) is written in place, as renaming
+ * over it would replace it. */
 #ifndef WA_ATOMIC_H
 #define WA_ATOMIC_H
 
@@ -15,7 +17,7 @@
 struct atomic_file {
 	FILE *fp;
 	char *path;	/* final name */
-	char *tmp;	/* temporary name, in the same directory */
+	char *tmp;	/* temporary name, in the same directory; NULL if in place */
 };
 
 struct atomic_file *atomic_open(const char *path);
