@@ -188,7 +188,7 @@ is "$(od -An -t u8 -j 40 -N 8 "$tmp/docs.g/manifest" | tr -d ' ')" 65 \
 ok "docs: Gauss-Seidel" wa-pagerank -q -v -e 1e-9 --norm l1 -o "$tmp/docs.gs" "$tmp/docs.g"
 gs_iterations=$(grep -c 'iteration [0-9]*:' "$tmp/stderr")
 ok "docs: with usefulness in the same scans" wa-pagerank -q -e 1e-12 --norm l1 \
-	-U "$tmp/docs.use" -o /dev/null "$tmp/docs.g"
+	-U "$tmp/docs.use" -o "$tmp/docs.imp" "$tmp/docs.g"
 vcheck "docs: importance equals networkx.pagerank" pagerank "$tmp/docs.links" "$tmp/docs.pages" \
 	"$tmp/docs.gs"
 vcheck "docs: usefulness equals networkx on the reversed graph" invrank "$tmp/docs.links" \
@@ -200,8 +200,8 @@ ok "docs: Gauss-Seidel needs at most 0.7 of Jacobi's iterations to an L1 change 
 
 # Seed 000 sec. 2.5: parts of one Jacobi step computed apart (--slice K/P)
 # put together equal the step computed whole.
-wa-pagerank -q -i 3 -b "$tmp/prev.vec" -o /dev/null "$tmp/xml.g7"
-wa-pagerank -q --jacobi -e 0 -i 1 --init "$tmp/prev.vec" -b "$tmp/step.vec" -o /dev/null \
+wa-pagerank -q -i 3 -b "$tmp/prev.vec" -o "$tmp/prev.tsv" "$tmp/xml.g7"
+wa-pagerank -q --jacobi -e 0 -i 1 --init "$tmp/prev.vec" -b "$tmp/step.vec" -o "$tmp/step.tsv" \
 	"$tmp/xml.g7"
 for k in 0 1 2; do
 	ok "--slice $k/3 writes its part" \
