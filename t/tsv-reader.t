@@ -76,6 +76,27 @@ exits 1 "strict mode stops at the first bad row" "$dump" -S -u 1 urls.tsv
 is "$(cat stderr)" "test-tsvdump: urls.tsv:2: URL in column 1 has a space or control byte at offset 8" \
 	"strict mode names the row"
 
+# The URL check runs a word at a time: a bad byte is found in every
+# position of a word and of the tail, and only there.
+awk 'BEGIN { u = "http://example.org/abcdefghijklmn"
+	for (k = 0; k < 34; k++) {
+		printf "%s\037%s\t%d\n%s %s\t%d\n%s\177%s\t%d\n%s\tok\n",
+		    substr(u, 1, k), substr(u, k + 2), k, substr(u, 1, k), substr(u, k + 2), k,
+		    substr(u, 1, k), substr(u, k + 2), k, u
+	} }' >pos.tsv
+exits 0 "bad bytes at every offset are rejected" "$dump" -u 1 pos.tsv
+is "$(cut -f1 stdout | tr '\n' ' ')" "$(seq 4 4 136 | tr '\n' ' ')rows 34 rejected 102 " \
+	"the 102 bad rows are rejected, the 34 good ones kept"
+bad=
+for k in 0 6 7 8 9 15 16 17 31 32 33; do
+	for b in 1 2 3; do
+		sed -n "$((4 * k + b))p" pos.tsv >one.tsv
+		"$dump" -S -u 1 one.tsv >/dev/null 2>one.err
+		grep -q "has a space or control byte at offset $k\$" one.err || bad="$bad $k/$b"
+	done
+done
+is "$bad" "" "a bad byte is named at its offset in a word and in the tail"
+
 printf 'a\t1\nb\t2\nb\t3\nd\t4\n' >dup.tsv
 exits 0 "repeated keys pass a non-unique sort check" "$dump" -s 1 dup.tsv
 exits 1 "repeated keys fail a unique sort check" "$dump" -s 1 -U dup.tsv
