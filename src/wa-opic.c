@@ -1,76 +1,248 @@
 /* wa-opic: on-line page importance (OPIC) from fetched pages' links in
  * crawl order, after Abiteboul, Preda, Cobena, "Adaptive On-Line Page
  * Importance Computation" (seed 004): cash, history, the virtual page of
- * sec. 1 ("small edges"), Lemma 2.3, and Adaptive OPIC's Interpolation
- * and Variable Window policies of sec. 3.  The state persists in a binary file (binfile.h). */
+ * sec. 1 ("small edges"), Lemma 2.3, and Adaptive OPIC's window policies
+ * of sec. 3: Interpolation, Variable Window, Fixed Window and Improved
+ * Fixed Window (sec. 4).  Time counts page reads, or seconds taken from a
+ * wa-fetch log.  The state persists in a binary file (binfile.h, the
+ * layout in man/wa-formats.5, "OPIC state"). */
 #include <sys/stat.h>
 
 #include <errno.h>
 #include <getopt.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "atomic.h"
-#include "binfile.h"
-#include "opt.h"
-#include "strmap.h"
+#include "fetchlog.h"
 #include "wa.h"
 
 static const char usage[] =
-    "usage: wa-opic -s STATE [-q] [-c C] [-W READS | -k K] [-f TEXT -x SHARE]\n"
+    "usage: wa-opic -s STATE [-q] [-c C] [-t FETCHLOG]\n"
+    "               [-W T | -k K | -F T [--min-measures M]] [-f TEXT [-x SHARE]]\n"
     "               [--next K] [LINKS...]\n"
     "Reads fetched pages' links (src TAB dst, grouped by source, in crawl\n"
     "order) from the LINKS files or stdin, updates the OPIC state in STATE\n"
     "(created when absent) and writes url TAB importance for every known URL.\n"
     "  -s STATE  the state file (required)\n"
     "  -c C      share of a page's cash given to its links (default 0.85)\n"
-    "  -W READS  Adaptive OPIC, Interpolation window of READS page reads\n"
-    "            (default: plain OPIC, all history); fixed once the state exists\n"
-    "  -k K      Adaptive OPIC, Variable Window of the last K reads (K <= 64)\n"
+    "  -t LOG    time in seconds: each read takes its time from the wa-fetch\n"
+    "            log LOG (default: time counts page reads)\n"
+    "  -W T      Adaptive OPIC, Interpolation over a window of T\n"
+    "  -k K      Adaptive OPIC, Variable Window: the last K measures (<= 4096)\n"
+    "  -F T      Adaptive OPIC, Fixed Window: the measures of the last T\n"
+    "  --min-measures M  with -F, keep at least M measures (default 0)\n"
+    "            T is a number of reads, or with -t a duration (30d); the\n"
+    "            default is plain OPIC; the policy is fixed with the state\n"
     "  -f TEXT   focus: URLs containing TEXT get extra cash from the virtual page\n"
     "  -x SHARE  share of the virtual page's cash given to them (default 0.5)\n"
     "  --next K  write the K URLs with the most cash instead (url TAB cash)\n"
-    "  -q        no progress line\n"
+    "  -q        no progress line, no notes\n"
     "  -h        this help;  --version  the version\n"
     "See wa-opic(1).\n";
 
-enum { OPT_NEXT = WA_OPT_FIRST_TOOL };
+enum { OPT_NEXT = WA_OPT_FIRST_TOOL, OPT_MIN_MEASURES };
+
+enum policy { PLAIN, INTERPOLATION, VARIABLE_WINDOW, FIXED_WINDOW };
+enum unit { READS, SECONDS };
+
+/* A page holds at most this many measures: -k's bound, and under -F the
+ * oldest measure goes early when a page read more often than this in a
+ * window is read again. */
+#define MAX_MEASURES 4096
+/* New pages get the mean history of the pages introduced just before. */
+#define RECENT 64
+/* Page numbers are 32 bits in the URL index. */
+#define MAX_PAGES (UINT32_MAX - 1)
+
+/* URL -> number, in order of introduction: open addressing with linear
+ * probing at most half full.  A slot holds the string, its number and 32
+ * other bits of the hash, so that a probe compares strings only when those
+ * agree; the strings sit in large blocks, not one allocation each. */
+struct urlslot {
+	const char *key;	/* NULL: empty */
+	uint32_t tag, id;
+};
+
+struct urltab {
+	struct urlslot *slot;
+	size_t mask;
+	const char **key;
+	size_t n, keycap;
+	char *block;
+	size_t block_left;
+	char **blocks;
+	size_t nblocks;
+};
+
+#define URL_BLOCK ((size_t)1 << 20)
+
+/* A measure of seed 004 sec. 3: the cash a read added to the history, and
+ * the time of that read. */
+struct measure {
+	double cash, time;
+};
 
 /* One known URL.  seen is the virtual page's cumulative gift per page
  * when this page's cash was last brought up to date: the virtual page
  * spreads its cash over all pages in O(1) by raising "spread", and a page
  * collects spread - seen when it is read or written out. */
 struct page {
-	double cash, hist, seen, t_last;
-	uint64_t mark;		/* read number that last linked here (dedup) */
+	double cash, seen, hist;
+	double t_last;		/* time of the last read, or of the introduction */
+	double base;		/* -k, -F: time before the oldest kept measure */
+	uint64_t mark;		/* reads + 1 of the read that last linked here */
+	struct measure *m;	/* -k, -F: kept measures, oldest first */
+	uint32_t nm, mcap;
 };
 
-struct state {
+static struct {
 	struct page *page;
-	char **url;
-	size_t n, cap;
-	struct strmap index;	/* URL -> index + 1 */
-	double virt_cash, virt_hist, spread, c, window;
+	size_t cap;
+	struct urltab urls;
+	enum policy policy;
+	enum unit unit;
+	double c, window;	/* -W or -F's T */
+	size_t keep;		/* -k's K or --min-measures */
+	double now;		/* reads, or the latest read's time in seconds */
+	double virt_cash, virt_hist, spread;
 	uint64_t reads;
-	/* Variable Window: per page, the read number before its oldest kept
-	 * measure (or of its introduction), the number of measures kept, then
-	 * measures pairs (cash, read number), oldest first. */
-	size_t measures;
-	double *meas;
-};
+	uint64_t capped, clamped;	/* for the notes at the end */
+} st;
 
-#define MAX_MEASURES 64
+/* The fetch log of -t: per URL its fetch times, in the log's order, and
+ * the next one to take. */
+static struct {
+	struct urltab urls;
+	size_t *first;		/* times of URL i: time[first[i] .. first[i+1]) */
+	size_t *next;
+	double *time;
+} fl;
 
-#define RECENT 64	/* new pages whose history gives a new page's */
-
-static struct state st;
-static size_t recent[RECENT];
-static size_t nrecent;
+static double read_time;	/* the time of the read in progress */
 static const char *focus;
 static double focus_share = 0.5;
 static struct progress pg;
+
+static uint64_t
+url_hash(const char *s, size_t len)
+{
+	uint64_t h = 0x9e3779b97f4a7c15ULL ^ len, w;
+	for (; len >= 8; s += 8, len -= 8) {
+		memcpy(&w, s, 8);
+		h = (h ^ w) * 0xbf58476d1ce4e5b9ULL;
+		h ^= h >> 31;
+	}
+	w = 0;
+	memcpy(&w, s, len);
+	h ^= w;
+	/* splitmix64's finaliser: every bit of h reaches the low bits */
+	h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	h = (h ^ (h >> 27)) * 0x94d049bb133111ebULL;
+	return h ^ (h >> 31);
+}
+
+static void
+urltab_init(struct urltab *t)
+{
+	*t = (struct urltab){ .mask = 1023 };
+	t->slot = wa_calloc(t->mask + 1, sizeof *t->slot);
+}
+
+static void
+urltab_free(struct urltab *t)
+{
+	for (size_t i = 0; i < t->nblocks; i++)
+		free(t->blocks[i]);
+	free(t->blocks);
+	free(t->key);
+	free(t->slot);
+}
+
+static size_t
+urltab_slot(const struct urltab *t, const char *url, uint64_t h)
+{
+	size_t i = (size_t)h & t->mask;
+	for (; t->slot[i].key; i = (i + 1) & t->mask)
+		if (t->slot[i].tag == (uint32_t)(h >> 32) && strcmp(t->slot[i].key, url) == 0)
+			break;
+	return i;
+}
+
+static void
+urltab_grow(struct urltab *t)
+{
+	struct urlslot *old = t->slot;
+	size_t oldcap = t->mask + 1;
+	t->mask = 2 * oldcap - 1;
+	t->slot = wa_calloc(2 * oldcap, sizeof *t->slot);
+	for (size_t i = 0; i < oldcap; i++)
+		if (old[i].key)
+			t->slot[urltab_slot(t, old[i].key,
+			    url_hash(old[i].key, strlen(old[i].key)))] = old[i];
+	free(old);
+}
+
+/* The number of url (len bytes, hash h); a new one when absent and add,
+ * else SIZE_MAX. */
+static size_t
+urltab_find_hashed(struct urltab *t, const char *url, size_t len, uint64_t h, bool add,
+    bool *added)
+{
+	size_t i = urltab_slot(t, url, h);
+	if (t->slot[i].key || !add)
+		return t->slot[i].key ? t->slot[i].id : SIZE_MAX;
+	if (t->n == MAX_PAGES)
+		wa_die("more than %zu URLs", (size_t)MAX_PAGES);
+	if (2 * (t->n + 1) > t->mask + 1) {
+		urltab_grow(t);
+		i = urltab_slot(t, url, h);
+	}
+	if (t->block_left < len + 1) {
+		size_t size = len + 1 > URL_BLOCK ? len + 1 : URL_BLOCK;
+		t->blocks = wa_reallocarray(t->blocks, t->nblocks + 1, sizeof *t->blocks);
+		t->blocks[t->nblocks++] = t->block = wa_malloc(size);
+		t->block_left = size;
+	}
+	if (t->n == t->keycap) {
+		t->keycap = t->keycap ? 2 * t->keycap : 1024;
+		t->key = wa_reallocarray(t->key, t->keycap, sizeof *t->key);
+	}
+	memcpy(t->block, url, len + 1);
+	t->slot[i] = (struct urlslot){ t->block, (uint32_t)(h >> 32), (uint32_t)t->n };
+	t->key[t->n] = t->block;
+	t->block += len + 1;
+	t->block_left -= len + 1;
+	*added = true;
+	return t->n++;
+}
+
+static size_t
+urltab_find(struct urltab *t, const char *url, bool add, bool *added)
+{
+	size_t len = strlen(url);
+	return urltab_find_hashed(t, url, len, url_hash(url, len), add, added);
+}
+
+/* Asks the cache for what a lookup of hash h will read: its slot, and
+ * when the slot is already known its string and page.  Only a hint: the
+ * lookup itself is done later. */
+static void
+urltab_prefetch(const struct urltab *t, uint64_t h, const void *pages, size_t page_bytes,
+    bool deep)
+{
+	const struct urlslot *s = &t->slot[(size_t)h & t->mask];
+	if (!deep) {
+		__builtin_prefetch(s);
+		return;
+	}
+	if (s->key && s->tag == (uint32_t)(h >> 32)) {
+		__builtin_prefetch(s->key);
+		__builtin_prefetch((const char *)pages + s->id * page_bytes);
+	}
+}
 
 static void
 collect(struct page *p)
@@ -80,38 +252,32 @@ collect(struct page *p)
 }
 
 /* Seed 004 sec. 3: a new page gets a default history, the importance of
- * recently introduced pages (here the mean history of the last RECENT
- * URLs introduced), and no cash, so the total cash stays 1. */
+ * recently introduced pages (here the mean history of the RECENT URLs
+ * introduced last), and no cash, so the total cash stays 1. */
 static size_t
-intern(const char *url)
+intern_hashed(const char *url, size_t len, uint64_t hash)
 {
-	uintptr_t v = (uintptr_t)strmap_get(&st.index, url);
-	if (v)
-		return v - 1;
-	if (st.n == st.cap) {
+	bool added = false;
+	size_t i = urltab_find_hashed(&st.urls, url, len, hash, true, &added);
+	if (!added)
+		return i;
+	if (i == st.cap) {
 		st.cap = st.cap ? 2 * st.cap : 1024;
 		st.page = wa_reallocarray(st.page, st.cap, sizeof *st.page);
-		st.url = wa_reallocarray(st.url, st.cap, sizeof *st.url);
-		if (st.measures)
-			st.meas = wa_reallocarray(st.meas, st.cap,
-			    (2 + 2 * st.measures) * sizeof *st.meas);
 	}
-	size_t i = st.n++;
+	size_t from = i > RECENT ? i - RECENT : 0;
 	double h = 0;
-	for (size_t k = 0; k < nrecent; k++)
-		h += st.page[recent[k]].hist;
-	st.page[i] = (struct page){ .hist = nrecent ? h / (double)nrecent : 0,
-	    .seen = st.spread, .t_last = (double)st.reads };
-	if (st.measures) {
-		double *m = st.meas + i * (2 + 2 * st.measures);
-		memset(m, 0, (2 + 2 * st.measures) * sizeof *m);
-		m[0] = (double)st.reads;
-	}
-	st.url[i] = (char *)strmap_put(&st.index, url, (void *)(i + 1));
-	recent[(st.n - 1) % RECENT] = i;
-	if (nrecent < RECENT)
-		nrecent++;
+	for (size_t k = from; k < i; k++)
+		h += st.page[k].hist;
+	st.page[i] = (struct page){ .hist = i ? h / (double)(i - from) : 0,
+	    .seen = st.spread, .t_last = read_time, .base = read_time };
 	return i;
+}
+
+static const char *
+url_of(size_t i)
+{
+	return st.urls.key[i];
 }
 
 /* The virtual page is read after every page: it spreads its cash over all
@@ -128,50 +294,92 @@ read_virtual(const size_t *focused, size_t nfocused)
 			st.page[focused[k]].cash += each;
 		give -= each * (double)nfocused;
 	}
-	st.spread += give / (double)st.n;
+	st.spread += give / (double)st.urls.n;
 }
 
-/* Variable Window: the history is the sum of the last K measures. */
+/* Drops the d oldest measures of p. */
 static void
-add_measure(size_t i, double cash, double now)
+drop_measures(struct page *p, size_t d)
 {
-	double *m = st.meas + i * (2 + 2 * st.measures), *pair = m + 2;
-	size_t kept = (size_t)m[1];
-	if (kept == st.measures) {
-		m[0] = pair[1];
-		memmove(pair, pair + 2, 2 * (kept - 1) * sizeof *pair);
-		kept--;
-	}
-	pair[2 * kept] = cash;
-	pair[2 * kept + 1] = now;
-	m[1] = (double)++kept;
-	double h = 0;
-	for (size_t k = 0; k < kept; k++)
-		h += pair[2 * k];
-	st.page[i].hist = h;
+	p->base = p->m[d - 1].time;
+	memmove(p->m, p->m + d, (p->nm - d) * sizeof *p->m);
+	p->nm -= (uint32_t)d;
 }
 
-/* Reads page src with its distinct children: the history takes its cash
- * (Interpolation: H' = H (T - dt)/T + cash, dt the reads since the last
- * read, H dropped when dt >= T; Variable Window: the last K cashes), c of
- * the cash goes to the children, the rest (all of it without children) to
- * the virtual page. */
+static void
+sum_measures(struct page *p)
+{
+	double h = 0;
+	for (size_t k = 0; k < p->nm; k++)
+		h += p->m[k].cash;
+	p->hist = h;
+}
+
+/* Fixed Window at time now: the measures older than now - T go, but the
+ * M newest stay (Improved Fixed Window).  Whether any went. */
+static bool
+expire_measures(struct page *p, double now)
+{
+	size_t d = 0;
+	while (p->nm - d > st.keep && p->m[d].time < now - st.window)
+		d++;
+	if (d)
+		drop_measures(p, d);
+	return d > 0;
+}
+
+/* Variable Window: the K newest measures stay; Fixed Window: those of the
+ * window, and at most MAX_MEASURES.  The history is their sum. */
+static void
+add_measure(struct page *p, double cash, double t, double now)
+{
+	size_t limit = st.policy == VARIABLE_WINDOW ? st.keep : MAX_MEASURES;
+	if (p->nm == limit) {
+		drop_measures(p, 1);
+		if (st.policy == FIXED_WINDOW)
+			st.capped++;
+	}
+	if (p->nm == p->mcap) {
+		size_t cap = p->mcap ? 2 * (size_t)p->mcap : 2;
+		p->mcap = (uint32_t)(cap < limit ? cap : limit);
+		p->m = wa_reallocarray(p->m, p->mcap, sizeof *p->m);
+	}
+	p->m[p->nm++] = (struct measure){ cash, t };
+	if (st.policy == FIXED_WINDOW)
+		expire_measures(p, now);
+	sum_measures(p);
+}
+
+/* Reads page src with its distinct children at read_time: the history
+ * takes its cash (Interpolation: H' = H (T - dt)/T + cash, dt the time
+ * since the last read, H dropped when dt >= T; the windows: a new
+ * measure), c of the cash goes to the children, the rest (all of it
+ * without children) to the virtual page. */
 static void
 read_page(size_t src, const size_t *child, size_t nchild, const size_t *focused,
     size_t nfocused)
 {
 	struct page *p = &st.page[src];
 	collect(p);
-	double cash = p->cash, now = (double)st.reads;
-	if (st.window > 0) {
-		double dt = now - p->t_last;
-		p->hist = dt >= st.window ? 0 : p->hist * (st.window - dt) / st.window;
-	}
-	if (st.measures)
-		add_measure(src, cash, now);
-	else
+	double cash = p->cash, t = read_time;
+	/* The clock after this read: a read takes one unit of reads. */
+	double now = st.unit == READS ? t + 1 : fmax(st.now, t);
+	switch (st.policy) {
+	case PLAIN:
 		p->hist += cash;
-	p->t_last = now;
+		break;
+	case INTERPOLATION: {
+		double dt = t - p->t_last;
+		p->hist = dt >= st.window ? 0 : p->hist * (st.window - dt) / st.window;
+		p->hist += cash;
+		break;
+	}
+	case VARIABLE_WINDOW:
+	case FIXED_WINDOW:
+		add_measure(p, cash, t, now);
+		break;
+	}
+	p->t_last = t;
 	p->cash = 0;
 	double to_children = nchild ? st.c * cash : 0;
 	for (size_t k = 0; k < nchild; k++) {
@@ -181,6 +389,7 @@ read_page(size_t src, const size_t *child, size_t nchild, const size_t *focused,
 	}
 	st.virt_cash += cash - to_children;
 	st.reads++;
+	st.now = now;
 	read_virtual(focused, nfocused);
 }
 
@@ -210,7 +419,7 @@ group_flush(struct group *g)
 	g->nfocused = 0;
 	if (focus)
 		for (size_t k = 0; k < g->nchild; k++)
-			if (strstr(st.url[g->child[k]], focus))
+			if (strstr(url_of(g->child[k]), focus))
 				g->focused[g->nfocused++] = g->child[k];
 	read_page(g->src, g->child, g->nchild, g->focused, g->nfocused);
 	g->nchild = 0;
@@ -218,50 +427,297 @@ group_flush(struct group *g)
 	progress_set(&pg, st.reads);
 }
 
+/* -t: the times of the fetch log's rows that have one, by URL.  A row of
+ * a redirect chain followed by wa-fetch -L (a redirect URL and a status
+ * that is no 3xx) gives its time to the URL the chain led to as well: that
+ * is the page whose links wa-extract writes. */
+static void
+load_fetch_log(const char *path)
+{
+	struct tsv *t = tsv_open(path, FETCHLOG_COLUMNS, 0, TSV_STRICT);
+	uint32_t *id = NULL;
+	double *time = NULL;
+	size_t rows = 0, cap = 0;
+	urltab_init(&fl.urls);
+	while (tsv_next(t)) {
+		const char *c1 = t->col[1], *status = t->col[2], *redirect = t->col[9];
+		if (strcmp(c1, "-") == 0)
+			continue;
+		int64_t v;
+		if (!parse_i64(c1, &v) || v < 0)
+			tsv_die(t, "not a fetch log row: bad time '%.40s'", c1);
+		bool followed = strcmp(redirect, "-") != 0 && status[0] != '3';
+		for (int k = 0; k < 1 + followed; k++) {
+			if (rows == cap) {
+				cap = cap ? 2 * cap : 1024;
+				id = wa_reallocarray(id, cap, sizeof *id);
+				time = wa_reallocarray(time, cap, sizeof *time);
+			}
+			bool added;
+			id[rows] = (uint32_t)urltab_find(&fl.urls, k ? redirect : t->col[0],
+			    true, &added);
+			time[rows++] = (double)v;
+		}
+	}
+	tsv_close(t);
+	/* In order of URL, each URL's times in the log's order. */
+	size_t n = fl.urls.n;
+	fl.first = wa_calloc(n + 1, sizeof *fl.first);
+	fl.next = wa_reallocarray(NULL, n + 1, sizeof *fl.next);
+	fl.time = wa_reallocarray(NULL, rows + 1, sizeof *fl.time);
+	for (size_t r = 0; r < rows; r++)
+		fl.first[id[r] + 1]++;
+	for (size_t i = 0; i < n; i++)
+		fl.first[i + 1] += fl.first[i];
+	memcpy(fl.next, fl.first, (n + 1) * sizeof *fl.next);
+	for (size_t r = 0; r < rows; r++)
+		fl.time[fl.next[id[r]]++] = time[r];
+	memcpy(fl.next, fl.first, (n + 1) * sizeof *fl.next);
+	free(id);
+	free(time);
+}
+
+/* The time of the read of src at line of links: the next fetch time of
+ * src in the log. */
+static double
+fetch_time(const char *links, uint64_t line, const char *src, const char *log)
+{
+	size_t i = urltab_find(&fl.urls, src, false, NULL);
+	unsigned long long l = (unsigned long long)line;
+	if (i == SIZE_MAX)
+		wa_die("%s:%llu: no fetch time for %s in %s", links, l, src, log);
+	size_t have = fl.first[i + 1] - fl.first[i];
+	if (fl.next[i] == fl.first[i + 1])
+		wa_die("%s:%llu: read %zu of %s in this run, but %s has %zu fetch time%s"
+		    " for it", links, l, have + 1, src, log, have, have == 1 ? "" : "s");
+	return fl.time[fl.next[i]++];
+}
+
+/* Rows wait in a ring between being read and being used, so that the
+ * index slots, strings and pages their URLs need are on their way to the
+ * cache while earlier rows are worked on: the index and the pages are
+ * larger than the caches, and a lookup is otherwise a few cache misses in
+ * a row.  A row keeps a copy of its source only when it starts a new run
+ * of rows of that source (a new read). */
+#define LOOKAHEAD 16
+
+struct row {
+	char *src, *dst;
+	size_t src_cap, dst_cap, src_len, dst_len;
+	uint64_t src_hash, dst_hash, line;
+	bool new_read;
+};
+
+static struct row ring[LOOKAHEAD];
+static char *last_src;		/* the source of the last row read, across files */
+static size_t last_src_cap;
+
+static void
+copy_text(char **buf, size_t *cap, const char *s, size_t len)
+{
+	if (*cap < len + 1) {
+		*cap = len + 1 > 2 * *cap ? len + 1 : 2 * *cap;
+		*buf = wa_realloc(*buf, *cap);
+	}
+	memcpy(*buf, s, len + 1);
+}
+
+/* Uses a row: a row that begins a new read reads the page before
+ * (group_flush) first, then this one's URLs enter. */
+static void
+use_row(struct row *r, struct group *g, const char *links, const char *log)
+{
+	if (r->new_read) {
+		group_flush(g);
+		read_time = log ? fetch_time(links, r->line, r->src, log) : (double)st.reads;
+		g->src = intern_hashed(r->src, r->src_len, r->src_hash);
+		/* Fetch times need not grow for a page: a page may be
+		 * fetched before the read that introduced it, or a log may
+		 * be out of order.  Its time cannot precede its last read
+		 * or introduction: it is taken to be that one. */
+		if (read_time < st.page[g->src].t_last) {
+			read_time = st.page[g->src].t_last;
+			st.clamped++;
+		}
+		g->open = true;
+	}
+	size_t src = g->src;
+	size_t dst = intern_hashed(r->dst, r->dst_len, r->dst_hash);
+	/* wa-linkmat drops self links and duplicates; so do we, so that the
+	 * limit is wa-pagerank's vector. */
+	if (dst == src || st.page[dst].mark == st.reads + 1)
+		return;
+	st.page[dst].mark = st.reads + 1;
+	group_add(g, dst);
+}
+
 /* A source is one read per run of adjacent rows; a source that comes back
  * later is read again, as a crawler refetches pages. */
 static void
-read_links(const char *path, struct group *g)
+read_links(const char *path, struct group *g, const char *log)
 {
 	struct tsv *t = tsv_open(path, 2, 0, TSV_STRICT);
 	tsv_check_url(t, 0);
 	tsv_check_url(t, 1);
+	uint64_t got = 0, used = 0;
 	while (tsv_next(t)) {
-		/* The previous page is read before this one's URLs enter. */
-		if (!g->open || strcmp(t->col[0], st.url[g->src]) != 0) {
-			group_flush(g);
-			g->src = intern(t->col[0]);
-			g->open = true;
+		struct row *r = &ring[got % LOOKAHEAD];
+		if (got - used == LOOKAHEAD)
+			use_row(r, g, t->name, log), used++;
+		const char *src = t->col[0], *dst = t->col[1];
+		r->line = t->line;
+		r->new_read = !last_src || strcmp(src, last_src) != 0;
+		if (r->new_read) {
+			r->src_len = strlen(src);
+			r->src_hash = url_hash(src, r->src_len);
+			copy_text(&r->src, &r->src_cap, src, r->src_len);
+			copy_text(&last_src, &last_src_cap, src, r->src_len);
 		}
-		size_t src = g->src;
-		size_t dst = intern(t->col[1]);
-		/* wa-linkmat drops self links and duplicates; so do we, so that
-		 * the limit is wa-pagerank's vector. */
-		if (dst == src || st.page[dst].mark == st.reads + 1)
-			continue;
-		st.page[dst].mark = st.reads + 1;
-		group_add(g, dst);
+		r->dst_len = strlen(dst);
+		r->dst_hash = url_hash(dst, r->dst_len);
+		copy_text(&r->dst, &r->dst_cap, dst, r->dst_len);
+		urltab_prefetch(&st.urls, r->dst_hash, st.page, sizeof *st.page, false);
+		const struct row *mid = &ring[(got + LOOKAHEAD / 2) % LOOKAHEAD];
+		if (got - used >= LOOKAHEAD / 2)
+			urltab_prefetch(&st.urls, mid->dst_hash, st.page, sizeof *st.page, true);
+		got++;
 	}
+	for (; used < got; used++)
+		use_row(&ring[used % LOOKAHEAD], g, t->name, log);
 	tsv_close(t);
 }
 
-/* State file, kind "OPIC" version 1: aux = { URLs, reads, URL bytes };
- * payload: 5 doubles (c, window, measures K, virtual cash, virtual
- * history), per URL 3 doubles (cash, history, read number of the last
- * read) and with K > 0 the 2 + 2K of st.meas, then the URLs, each ended by
- * a NUL. */
-#define HEAD_DOUBLES 5
+static void
+free_rows(void)
+{
+	for (size_t k = 0; k < LOOKAHEAD; k++) {
+		free(ring[k].src);
+		free(ring[k].dst);
+	}
+	free(last_src);
+}
+
+/* State file, kind "OPIC" version 2 (man/wa-formats.5): aux = { reads,
+ * measures, URL bytes }, count = URLs; payload: the head, a record per
+ * URL, the measures of every URL in turn, the URLs each ended by a NUL. */
+struct state_head {
+	uint64_t policy, unit;
+	double c, window;
+	uint64_t keep;
+	double now, virt_cash, virt_hist;
+};
+
+struct page_record {
+	double cash, hist, t_last, base;
+	uint64_t measures;
+};
+
+static const char *const policy_option[] = { "", "-W", "-k", "-F" };
+
+/* The options that make a state with these parameters. */
+static char *
+describe(const struct state_head *h)
+{
+	const char *s = h->unit == SECONDS ? "s" : "";
+	switch (h->policy) {
+	case INTERPOLATION:
+		return wa_asprintf("-c %g -W %.15g%s", h->c, h->window, s);
+	case VARIABLE_WINDOW:
+		return wa_asprintf("-c %g -k %llu", h->c, (unsigned long long)h->keep);
+	case FIXED_WINDOW:
+		return wa_asprintf("-c %g -F %.15g%s --min-measures %llu", h->c, h->window,
+		    s, (unsigned long long)h->keep);
+	}
+	return wa_asprintf("-c %g (plain OPIC)", h->c);
+}
+
+static bool
+finite_nonneg(double v)
+{
+	return isfinite(v) && v >= 0;
+}
 
 static void
-load(const char *path, double c, double window, size_t measures, bool c_given,
-    bool w_given)
+check_head(const char *path, const struct state_head *h, uint64_t reads)
+{
+	if (h->policy > FIXED_WINDOW || h->unit > SECONDS)
+		wa_die("%s: bad policy %llu or time unit %llu", path,
+		    (unsigned long long)h->policy, (unsigned long long)h->unit);
+	bool windowed = h->policy == INTERPOLATION || h->policy == FIXED_WINDOW;
+	if (!(h->c >= 0 && h->c <= 1) || !finite_nonneg(h->window) ||
+	    windowed != (h->window > 0))
+		wa_die("%s: bad c %g or window %g", path, h->c, h->window);
+	if (h->policy == VARIABLE_WINDOW ? h->keep < 1 || h->keep > MAX_MEASURES :
+	    h->policy == FIXED_WINDOW ? h->keep > MAX_MEASURES : h->keep != 0)
+		wa_die("%s: bad number of measures %llu", path,
+		    (unsigned long long)h->keep);
+	if (!finite_nonneg(h->now) || (h->unit == READS && h->now != (double)reads))
+		wa_die("%s: bad time now %g after %llu reads", path, h->now,
+		    (unsigned long long)reads);
+	if (!finite_nonneg(h->virt_cash) || !finite_nonneg(h->virt_hist))
+		wa_die("%s: bad virtual page cash %g or history %g", path, h->virt_cash,
+		    h->virt_hist);
+}
+
+/* Checks the sizes of a state of n URLs, m measures, b URL bytes against
+ * the payload's, without overflow. */
+static bool
+sizes_agree(uint64_t payload, uint64_t n, uint64_t m, uint64_t b)
+{
+	uint64_t recs, meas, total;
+	return !__builtin_mul_overflow(n, sizeof(struct page_record), &recs) &&
+	    !__builtin_mul_overflow(m, sizeof(struct measure), &meas) &&
+	    !__builtin_add_overflow(recs, meas, &total) &&
+	    !__builtin_add_overflow(total, b, &total) &&
+	    !__builtin_add_overflow(total, sizeof(struct state_head), &total) &&
+	    total == payload;
+}
+
+static void
+load_page(const char *path, uint64_t i, const struct page_record *r,
+    const struct measure *m)
+{
+	unsigned long long u = (unsigned long long)i;
+	size_t limit = st.policy == VARIABLE_WINDOW ? st.keep :
+	    st.policy == FIXED_WINDOW ? MAX_MEASURES : 0;
+	if (!finite_nonneg(r->cash) || !finite_nonneg(r->hist))
+		wa_die("%s: URL %llu: bad cash %g or history %g", path, u, r->cash,
+		    r->hist);
+	if (!finite_nonneg(r->base) || !(r->base <= r->t_last && r->t_last <= st.now))
+		wa_die("%s: URL %llu: times %g, %g out of order (now %g)", path, u,
+		    r->base, r->t_last, st.now);
+	if (r->measures > limit)
+		wa_die("%s: URL %llu: %llu measures, more than %zu", path, u,
+		    (unsigned long long)r->measures, limit);
+	struct page *p = &st.page[i];
+	*p = (struct page){ .cash = r->cash, .hist = r->hist, .t_last = r->t_last,
+	    .base = r->base, .nm = (uint32_t)r->measures, .mcap = (uint32_t)r->measures };
+	if (!p->nm)
+		return;
+	double prev = r->base;
+	for (size_t k = 0; k < p->nm; k++) {
+		if (!finite_nonneg(m[k].cash) || !(m[k].time >= prev && m[k].time <= r->t_last))
+			wa_die("%s: URL %llu: bad measure %zu (cash %g, time %g)", path, u,
+			    k, m[k].cash, m[k].time);
+		prev = m[k].time;
+	}
+	p->m = wa_reallocarray(NULL, p->nm, sizeof *p->m);
+	memcpy(p->m, m, p->nm * sizeof *p->m);
+}
+
+/* Loads the state, or sets up a new one from the options.  The options
+ * given must agree with an existing state's. */
+static void
+load(const char *path, const struct state_head *want, bool c_given, bool policy_given)
 {
 	struct bin_map m;
 	const char *msg;
-	strmap_init(&st.index);
-	st.c = c;
-	st.window = window;
-	st.measures = measures;
+	urltab_init(&st.urls);
+	st.policy = (enum policy)want->policy;
+	st.unit = (enum unit)want->unit;
+	st.c = want->c;
+	st.window = want->window;
+	st.keep = want->keep;
 	st.virt_cash = 1;
 	struct stat sb;
 	if (stat(path, &sb) == -1) {
@@ -269,123 +725,206 @@ load(const char *path, double c, double window, size_t measures, bool c_given,
 			return;
 		wa_die_errno("%s", path);
 	}
-	if ((msg = bin_map_open(&m, path, "OPIC", 1, 0)))
+	if ((msg = bin_map_open(&m, path, "OPIC", 2, 0))) {
+		struct bin_map old;
+		if (!bin_map_open(&old, path, "OPIC", 1, 0)) {
+			bin_map_close(&old);
+			wa_die("%s: an OPIC state of version 1, from an earlier wa-opic:"
+			    " this one reads version 2 only; start a new state", path);
+		}
 		wa_die("%s", msg);
-	uint64_t n = m.h.count, bytes = m.h.aux[2];
-	const double *d = m.data;
-	if (m.h.payload_bytes < HEAD_DOUBLES * sizeof(double))
-		wa_die("%s: state too short", path);
-	if (!(d[2] >= 0 && d[2] <= MAX_MEASURES && d[2] == (size_t)d[2]))
-		wa_die("%s: bad number of measures %g", path, d[2]);
-	size_t kept = (size_t)d[2], rec = 3 + (kept ? 2 + 2 * kept : 0);
-	if (m.h.aux[0] != n || n > SIZE_MAX / 1024 ||
-	    m.h.payload_bytes != (HEAD_DOUBLES + rec * n) * sizeof(double) + bytes)
-		wa_die("%s: state sizes do not agree (%llu URLs, %llu payload bytes)",
-		    path, (unsigned long long)n, (unsigned long long)m.h.payload_bytes);
-	if ((c_given && d[0] != c) || (w_given && (d[1] != window ||
-	    kept != measures)))
-		wa_usage_error("%s was made with -c %g -W %g -k %zu", path, d[0],
-		    d[1], kept);
-	st.c = d[0];
-	st.window = d[1];
-	st.measures = kept;
-	st.virt_cash = d[3];
-	st.virt_hist = d[4];
-	st.reads = m.h.aux[1];
-	const char *s = (const char *)(d + HEAD_DOUBLES + rec * n), *end = s + bytes;
+	}
+	uint64_t n = m.h.count, reads = m.h.aux[0], nmeas = m.h.aux[1], bytes = m.h.aux[2];
+	if (m.h.payload_bytes < sizeof(struct state_head))
+		wa_die("%s: state too short for its head", path);
+	const struct state_head *h = m.data;
+	check_head(path, h, reads);
+	if (n > MAX_PAGES || !sizes_agree(m.h.payload_bytes, n, nmeas, bytes))
+		wa_die("%s: state sizes do not agree (%llu URLs, %llu measures, %llu URL"
+		    " bytes, %llu payload bytes)", path, (unsigned long long)n,
+		    (unsigned long long)nmeas, (unsigned long long)bytes,
+		    (unsigned long long)m.h.payload_bytes);
+	if ((c_given && h->c != want->c) || (policy_given && (h->policy != want->policy ||
+	    h->window != want->window || h->keep != want->keep)))
+		wa_usage_error("%s was made with %s", path, describe(h));
+	if (h->unit != want->unit)
+		wa_usage_error(h->unit == SECONDS ?
+		    "%s counts time in seconds of fetch logs: give -t FETCHLOG" :
+		    "%s counts time in page reads: -t cannot be used with it", path);
+	st.policy = (enum policy)h->policy;
+	st.c = h->c;
+	st.window = h->window;
+	st.keep = h->keep;
+	st.now = h->now;
+	st.virt_cash = h->virt_cash;
+	st.virt_hist = h->virt_hist;
+	st.reads = reads;
+
+	const struct page_record *rec = (const void *)(h + 1);
+	const struct measure *meas = (const void *)(rec + n);
+	const char *s = (const char *)(meas + nmeas), *end = s + bytes;
+	st.cap = n ? n : 1;
+	st.page = wa_reallocarray(NULL, st.cap, sizeof *st.page);
+	uint64_t used = 0;
+	double cash = st.virt_cash;
 	for (uint64_t i = 0; i < n; i++) {
 		const char *nul = memchr(s, '\0', (size_t)(end - s));
-		if (!nul)
-			wa_die("%s: URL %llu is not NUL-terminated", path,
-			    (unsigned long long)i);
-		if (intern(s) != i)
+		if (!nul || nul == s)
+			wa_die("%s: URL %llu is %s", path, (unsigned long long)i,
+			    nul ? "empty" : "not NUL-terminated");
+		bool added = false;
+		if (urltab_find(&st.urls, s, true, &added) != i || !added)
 			wa_die("%s: URL %llu appears twice: %s", path,
 			    (unsigned long long)i, s);
-		const double *r = d + HEAD_DOUBLES + rec * i;
-		st.page[i] = (struct page){ .cash = r[0], .hist = r[1],
-		    .t_last = r[2], .seen = 0 };
-		if (kept) {
-			if (!(r[4] >= 0 && r[4] <= (double)kept))
-				wa_die("%s: URL %llu: bad measure count %g", path,
-				    (unsigned long long)i, r[4]);
-			memcpy(st.meas + i * (rec - 3), r + 3, (rec - 3) * sizeof *r);
-		}
+		if (rec[i].measures > nmeas - used)
+			wa_die("%s: URL %llu: measures beyond the %llu of the state",
+			    path, (unsigned long long)i, (unsigned long long)nmeas);
+		load_page(path, i, &rec[i], meas + used);
+		used += rec[i].measures;
+		cash += rec[i].cash;
 		s = nul + 1;
 	}
 	if (s != end)
 		wa_die("%s: %zu bytes after the last URL", path, (size_t)(end - s));
+	if (used != nmeas)
+		wa_die("%s: the URLs hold %llu measures, the state %llu", path,
+		    (unsigned long long)used, (unsigned long long)nmeas);
+	if (fabs(cash - 1) > 1e-6)
+		wa_die("%s: the total cash is %.17g, not 1", path, cash);
 	bin_map_close(&m);
+}
+
+/* Brings every page up to date at the end of the run: its cash, and under
+ * the Fixed Window its measures at the final time. */
+static void
+settle(void)
+{
+	for (size_t i = 0; i < st.urls.n; i++) {
+		struct page *p = &st.page[i];
+		collect(p);
+		if (st.policy == FIXED_WINDOW && expire_measures(p, st.now))
+			sum_measures(p);
+	}
 }
 
 static void
 save(const char *path)
 {
-	struct bin_writer *w = bin_create(path, "OPIC", 1);
-	double head[HEAD_DOUBLES] = { st.c, st.window, (double)st.measures,
-	    st.virt_cash, st.virt_hist };
-	uint64_t bytes = 0;
-	bin_write(w, head, sizeof head);
-	for (size_t i = 0; i < st.n; i++) {
-		collect(&st.page[i]);
-		double r[3] = { st.page[i].cash, st.page[i].hist, st.page[i].t_last };
-		bin_write(w, r, sizeof r);
-		if (st.measures)
-			bin_write(w, st.meas + i * (2 + 2 * st.measures),
-			    (2 + 2 * st.measures) * sizeof *st.meas);
+	struct bin_writer *w = bin_create(path, "OPIC", 2);
+	struct state_head head = { st.policy, st.unit, st.c, st.window, st.keep,
+	    st.now, st.virt_cash, st.virt_hist };
+	uint64_t bytes = 0, nmeas = 0;
+	bin_write(w, &head, sizeof head);
+	for (size_t i = 0; i < st.urls.n; i++) {
+		const struct page *p = &st.page[i];
+		struct page_record r = { p->cash, p->hist, p->t_last, p->base, p->nm };
+		bin_write(w, &r, sizeof r);
+		nmeas += p->nm;
 	}
-	for (size_t i = 0; i < st.n; i++) {
-		size_t len = strlen(st.url[i]) + 1;
-		bin_write(w, st.url[i], len);
+	for (size_t i = 0; i < st.urls.n; i++)
+		if (st.page[i].nm)
+			bin_write(w, st.page[i].m, st.page[i].nm * sizeof *st.page[i].m);
+	for (size_t i = 0; i < st.urls.n; i++) {
+		size_t len = strlen(url_of(i)) + 1;
+		bin_write(w, url_of(i), len);
 		bytes += len;
 	}
-	uint64_t aux[3] = { st.n, st.reads, bytes };
-	bin_commit(w, st.n, aux);
+	uint64_t aux[3] = { st.reads, nmeas, bytes };
+	bin_commit(w, st.urls.n, aux);
 }
 
-static const char *const *sort_urls;
 static const double *sort_key;
 
 static int
 by_url(const void *a, const void *b)
 {
-	return strcmp(sort_urls[*(const size_t *)a], sort_urls[*(const size_t *)b]);
+	return strcmp(url_of(*(const size_t *)a), url_of(*(const size_t *)b));
+}
+
+/* More cash first, then URLs in byte order. */
+static bool
+before(size_t i, size_t j)
+{
+	if (sort_key[i] != sort_key[j])
+		return sort_key[i] > sort_key[j];
+	return strcmp(url_of(i), url_of(j)) < 0;
 }
 
 static int
 by_cash(const void *a, const void *b)
 {
 	size_t i = *(const size_t *)a, j = *(const size_t *)b;
-	if (sort_key[i] != sort_key[j])
-		return sort_key[i] > sort_key[j] ? -1 : 1;
-	return strcmp(sort_urls[i], sort_urls[j]);
+	return before(i, j) ? -1 : before(j, i);
+}
+
+/* The k pages that come first by cash into order[0..k), in any order: a
+ * heap whose root is the last of those kept. */
+static void
+select_first(size_t *order, size_t k)
+{
+	size_t have = 0;
+	for (size_t i = 0; i < st.urls.n; i++) {
+		size_t pos;
+		if (have < k) {
+			pos = have++;
+			while (pos > 0 && before(order[(pos - 1) / 2], i)) {
+				order[pos] = order[(pos - 1) / 2];
+				pos = (pos - 1) / 2;
+			}
+			order[pos] = i;
+			continue;
+		}
+		if (!before(i, order[0]))
+			continue;
+		pos = 0;
+		for (;;) {
+			size_t kid = 2 * pos + 1;
+			if (kid >= k)
+				break;
+			if (kid + 1 < k && before(order[kid], order[kid + 1]))
+				kid++;
+			if (!before(i, order[kid]))
+				break;
+			order[pos] = order[kid];
+			pos = kid;
+		}
+		order[pos] = i;
+	}
 }
 
 /* Importance of page i: (H[i] + C[i]) / sum over the known pages, the
  * estimate of seed 004 sec. 2 restricted to the real pages so that it
- * compares with wa-pagerank's vector; with the Variable Window, H + C is
- * first divided by the reads it covers, since the last read before the
- * oldest measure. */
+ * compares with wa-pagerank's vector; with the Variable or Fixed Window,
+ * H + C is first divided by the time it covers, since the time before the
+ * oldest kept measure (at least one time unit). */
 static void
 write_output(uint64_t next)
 {
-	size_t *order = wa_reallocarray(NULL, st.n ? st.n : 1, sizeof *order);
-	double *key = wa_reallocarray(NULL, st.n ? st.n : 1, sizeof *key);
+	size_t n = st.urls.n;
+	size_t rows = next && next < n ? (size_t)next : n;
+	size_t *order = wa_reallocarray(NULL, n ? n : 1, sizeof *order);
+	double *key = wa_reallocarray(NULL, n ? n : 1, sizeof *key);
+	bool windowed = st.policy == VARIABLE_WINDOW || st.policy == FIXED_WINDOW;
 	double total = 0;
-	for (size_t i = 0; i < st.n; i++) {
-		order[i] = i;
-		collect(&st.page[i]);
-		key[i] = next ? st.page[i].cash : st.page[i].hist + st.page[i].cash;
-		if (!next && st.measures)
-			key[i] /= (double)st.reads - st.meas[i * (2 + 2 * st.measures)];
+	for (size_t i = 0; i < n; i++) {
+		const struct page *p = &st.page[i];
+		key[i] = next ? p->cash : p->hist + p->cash;
+		if (!next && windowed)
+			key[i] /= fmax(st.now - p->base, 1);
 		total += key[i];
 	}
-	sort_urls = (const char *const *)st.url;
 	sort_key = key;
-	qsort(order, st.n, sizeof *order, next ? by_cash : by_url);
-	size_t rows = next && next < st.n ? next : st.n;
+	if (!next) {
+		for (size_t i = 0; i < n; i++)
+			order[i] = i;
+		qsort(order, n, sizeof *order, by_url);
+	} else {
+		select_first(order, rows);
+		qsort(order, rows, sizeof *order, by_cash);
+	}
 	for (size_t k = 0; k < rows; k++) {
 		size_t i = order[k];
-		printf("%s\t%.17g\n", st.url[i], next || total == 0 ? key[i] : key[i] / total);
+		printf("%s\t%.17g\n", url_of(i), next || total == 0 ? key[i] : key[i] / total);
 	}
 	if (fflush(stdout) == EOF || ferror(stdout))
 		wa_die_errno("standard output");
@@ -393,25 +932,38 @@ write_output(uint64_t next)
 	free(key);
 }
 
+/* -W or -F's T: reads, or a duration with -t. */
+static double
+window_arg(const char *opt, const char *arg, bool seconds)
+{
+	if (!seconds)
+		return (double)opt_count(opt, arg, 1, UINT64_C(1) << 52);
+	double v = opt_duration(opt, arg);
+	if (!(v > 0 && v <= 1e15))
+		wa_usage_error("%s: the window must be longer than 0s", opt);
+	return v;
+}
+
 int
 main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "next", required_argument, NULL, OPT_NEXT },
+		{ "min-measures", required_argument, NULL, OPT_MIN_MEASURES },
 		WA_COMMON_LONGOPTS
 	};
-	const char *state = NULL;
-	double c = 0.85, window = 0;
-	bool c_given = false, w_given = false, x_given = false;
+	const char *state = NULL, *log = NULL, *window_text = NULL, *min_text = NULL;
+	struct state_head want = { .policy = PLAIN, .c = 0.85 };
+	bool c_given = false, x_given = false;
+	int policies = 0;
 	uint64_t next = 0;
-	size_t measures = 0;
 	int opt;
 
 	wa_init(argc, argv, usage);
-	while ((opt = getopt_long(argc, argv, "c:f:hk:qs:W:x:", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "c:f:F:hk:qs:t:W:x:", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'c':
-			c = opt_double("-c", optarg, 0, 1);
+			want.c = opt_double("-c", optarg, 0, 1);
 			c_given = true;
 			break;
 		case 'f':
@@ -419,16 +971,22 @@ main(int argc, char **argv)
 				wa_usage_error("-f: empty text");
 			focus = optarg;
 			break;
+		case 'F':
+		case 'W':
+			want.policy = opt == 'F' ? FIXED_WINDOW : INTERPOLATION;
+			window_text = optarg;
+			policies++;
+			break;
 		case 'k':
-			measures = opt_count("-k", optarg, 1, MAX_MEASURES);
-			w_given = true;
+			want.policy = VARIABLE_WINDOW;
+			want.keep = opt_count("-k", optarg, 1, MAX_MEASURES);
+			policies++;
 			break;
 		case 's':
 			state = optarg;
 			break;
-		case 'W':
-			window = (double)opt_count("-W", optarg, 1, UINT64_C(1) << 52);
-			w_given = true;
+		case 't':
+			log = optarg;
 			break;
 		case 'x':
 			focus_share = opt_double("-x", optarg, 0, 1);
@@ -437,33 +995,61 @@ main(int argc, char **argv)
 		case OPT_NEXT:
 			next = opt_count("--next", optarg, 1, UINT64_MAX);
 			break;
+		case OPT_MIN_MEASURES:
+			min_text = optarg;
+			break;
 		default:
 			wa_common_option(opt);
 		}
 	}
 	if (!state)
 		wa_usage_error("-s STATE is required");
-	if (window > 0 && measures)
-		wa_usage_error("-W and -k are two window policies: choose one");
+	if (policies > 1)
+		wa_usage_error("-W, -k and -F are window policies: choose one");
 	if (x_given && !focus)
 		wa_usage_error("-x needs -f");
+	if (min_text && want.policy != FIXED_WINDOW)
+		wa_usage_error("--min-measures needs -F");
+	want.unit = log ? SECONDS : READS;
+	if (window_text)
+		want.window = window_arg(policy_option[want.policy], window_text, log != NULL);
+	if (min_text)
+		want.keep = opt_count("--min-measures", min_text, 0, MAX_MEASURES);
 
-	load(state, c, window, measures, c_given, w_given);
+	load(state, &want, c_given, policies > 0);
+	if (log)
+		load_fetch_log(log);
 	struct group g = { 0 };
 	progress_start(&pg, "page reads", 0);
 	if (optind == argc)
-		read_links(NULL, &g);
+		read_links(NULL, &g, log);
 	for (int i = optind; i < argc; i++)
-		read_links(argv[i], &g);
+		read_links(argv[i], &g, log);
 	group_flush(&g);
 	progress_end(&pg);
+	settle();
 	save(state);
 	write_output(next);
+	if (st.clamped)
+		wa_note("%llu read%s earlier than the page's previous read or"
+		    " introduction taken at that time", (unsigned long long)st.clamped,
+		    st.clamped == 1 ? "" : "s");
+	if (st.capped)
+		wa_warn("%llu read%s found the page's %d measures full: the oldest"
+		    " left the window early", (unsigned long long)st.capped,
+		    st.capped == 1 ? "" : "s", MAX_MEASURES);
 	free(g.child);
 	free(g.focused);
+	free_rows();
+	for (size_t i = 0; i < st.urls.n; i++)
+		free(st.page[i].m);
 	free(st.page);
-	free(st.url);
-	free(st.meas);
-	strmap_free(&st.index, NULL);
+	urltab_free(&st.urls);
+	if (log) {
+		urltab_free(&fl.urls);
+		free(fl.first);
+		free(fl.next);
+		free(fl.time);
+	}
 	return WA_EXIT_OK;
 }
