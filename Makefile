@@ -47,6 +47,9 @@ TOOLS     = $(TOOL_SRC:src/%.c=$(BINDIR)/%)
 UNIT_SRC  = $(wildcard t/unit/test-*.c)
 UNITS     = $(UNIT_SRC:t/unit/%.c=$(BUILD)/t/%)
 MANS      = $(wildcard man/*.[157])
+# The simulators and scripts/crawl-docs run from the source tree; only the
+# tools' pages are installed.
+INSTALL_MANS = $(wildcard man/wa*.[157])
 SCRIPTS   = $(wildcard scripts/wa-*)
 SCRIPT_PROGS = $(patsubst scripts/%.c,$(BUILD)/scripts/%,$(wildcard scripts/*.c))
 
@@ -120,7 +123,7 @@ install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
 	    $(DESTDIR)$(PREFIX)/share/man/man5 $(DESTDIR)$(PREFIX)/share/man/man7
 	install -m 755 $(TOOLS) $(SCRIPTS) $(DESTDIR)$(PREFIX)/bin
-	for m in $(MANS); do \
+	for m in $(INSTALL_MANS); do \
 	    s=$${m##*.}; install -m 644 $$m $(DESTDIR)$(PREFIX)/share/man/man$$s; done
 
 clean:
