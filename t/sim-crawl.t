@@ -91,6 +91,56 @@ like "$(check_trace "$tmp/bad-trace.tsv" 4 3 2)" "random: site [0-9]+: another c
 like "$(check_trace "$tmp/a/trace.tsv" 4 2 2)" "more than c pages on one connection" "the reader catches c exceeded"
 like "$(check_trace "$tmp/a/trace.tsv" 1 3 2)" "out of range|at once" "the reader catches r exceeded"
 
+# Many connections, few sites: the waiting sites' heap keeps every rule
+# with r = 256, and a connection never stays idle while a site may be
+# visited: a visit starts at time 0, when its site's delay ends, or when
+# another request ends (a connection freed, or a page's links found).
+big="-q --strategies optimal,length,partial,random --pages 3000 -r 256 -c 2 -w 3 --batch 300 --seed 5 --trace"
+ok "r = 256 on 3000 pages" "$sim" $big --out "$tmp/r256"
+is "$(check_trace "$tmp/r256/trace.tsv" 256 2 3)" "polite length,optimal,partial,random" \
+	"r = 256: gap w, one connection a site, c pages, r at once"
+work_conserving() {	# TRACE W
+	python3 - "$@" <<'PY'
+import sys
+from collections import defaultdict
+path, w = sys.argv[1], float(sys.argv[2])
+req = defaultdict(list)
+for line in open(path):
+    strat, conn, site, start, end, url, nth = line.rstrip("\n").split("\t")
+    req[strat].append((float(start), float(end), site, int(nth)))
+bad = []
+for strat, rs in req.items():
+    ends = set(round(x[1], 6) for x in rs)
+    last = {}
+    for x in sorted(rs):
+        b = round(x[0], 6)
+        if x[3] == 1 and b != 0 and b not in ends and \
+                (x[2] not in last or abs(b - (last[x[2]] + w)) > 2e-6):
+            bad.append("%s: site %s: a visit starts at %.6f for no reason" % (strat, x[2], b))
+        last[x[2]] = x[1]
+print("\n".join(bad[:3]) if bad else "no idle wait")
+PY
+}
+is "$(work_conserving "$tmp/r256/trace.tsv" 3)" "no idle wait" "r = 256: no connection waits while a site is free"
+awk -F '\t' 'BEGIN { OFS = "\t" } NR == 40 { $4 += 0.5; $5 += 0.5 } { print }' \
+	"$tmp/r256/trace.tsv" >"$tmp/late.tsv"
+like "$(work_conserving "$tmp/late.tsv" 3)" "for no reason" "the reader catches a late visit"
+is "$(tail -n 1 "$tmp/r256/curve-length.tsv" | cut -f 1,2,4)" "3000	1.000000	1.000000" \
+	"r = 256: every page fetched"
+# More connections than sites: the requests at once never exceed the sites.
+# Three home pages without in-links, the seeds.
+printf '%s\t%s\n' http://a.test/ http://a.test/1 http://a.test/1 http://a.test/2 \
+	http://b.test/ http://b.test/1 http://c.test/ http://c.test/1 http://c.test/ http://c.test/2 \
+	http://a.test/ http://c.test/2 >"$tmp/three.tsv"
+ok "r = 256 on three sites" "$sim" -q --links "$tmp/three.tsv" -r 256 -w 1 --trace \
+	--strategies depth,length,optimal,random --out "$tmp/three"
+is "$(check_trace "$tmp/three/trace.tsv" 3 1 1)" "polite depth,length,optimal,random" \
+	"r = 256, three sites: at most three requests at once, politely"
+is "$(awk -F '\t' '{ n[$1]++ } END { for (s in n) print s, n[s] }' "$tmp/three/trace.tsv" | sort | tr '\n' ' ')" \
+	"depth 8 length 8 optimal 8 random 8 " "r = 256, three sites: each strategy fetches the 8 pages"
+like "$(check_trace "$tmp/three/trace.tsv" 2 1 1)" "depth: 3 requests at once" \
+	"and three sites are crawled at once"
+
 # Every page is reachable in a generated graph: each curve ends at all the
 # pages and the whole PageRank, 1.
 for s in optimal depth length batch partial random; do
@@ -99,7 +149,7 @@ for s in optimal depth length batch partial random; do
 done
 is "$(awk -F '\t' '$1 == "optimal" { n++ } END { print n }' "$tmp/a/trace.tsv")" 600 \
 	"the trace has one request per page"
-awk -F '\t' '$1 == "optimal" { o10 = $3; o50 = $4 } $1 == "random" { r10 = $3; r50 = $4 }
+awk -F '\t' '$1 == "optimal" { o10 = $3; o50 = $5 } $1 == "random" { r10 = $3; r50 = $5 }
 	END { exit !(o10 > r10 && o50 > r50) }' "$tmp/a/summary.tsv"
 t_result $? "optimal above random at 10% and 50% of the pages"
 awk -F '\t' 'NR > 1 && !($4 >= prev - 1e-9) { exit 1 } NR > 1 { prev = $4 }' "$tmp/a/curve-optimal.tsv"
