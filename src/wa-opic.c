@@ -3,9 +3,12 @@
  * Importance Computation" (seed 004): cash, history, the virtual page of
  * sec. 1 ("small edges"), Lemma 2.3, and Adaptive OPIC's window policies
  * of sec. 3: Interpolation, Variable Window, Fixed Window and Improved
- * Fixed Window (sec. 4).  Time counts page reads, or seconds taken from a
- * wa-fetch log.  The state persists in a binary file (binfile.h, the
- * layout in man/wa-formats.5, "OPIC state"). */
+ * Fixed Window (sec. 4).  The computation, on page ids, is
+ * src/lib/opic.c; this file holds the URL table, reads the links and the
+ * fetch log, keeps the state file and writes the output.  Time counts
+ * page reads, or seconds taken from a wa-fetch log.  The state persists
+ * in a binary file (binfile.h, the layout in man/wa-formats.5, "OPIC
+ * state"). */
 #include <sys/stat.h>
 
 #include <errno.h>
@@ -17,6 +20,7 @@
 #include <string.h>
 
 #include "fetchlog.h"
+#include "opic.h"
 #include "wa.h"
 
 static const char usage[] =
@@ -45,18 +49,6 @@ static const char usage[] =
 
 enum { OPT_NEXT = WA_OPT_FIRST_TOOL, OPT_MIN_MEASURES };
 
-enum policy { PLAIN, INTERPOLATION, VARIABLE_WINDOW, FIXED_WINDOW };
-enum unit { READS, SECONDS };
-
-/* A page holds at most this many measures: -k's bound, and under -F the
- * oldest measure goes early when a page read more often than this in a
- * window is read again. */
-#define MAX_MEASURES 4096
-/* New pages get the mean history of the pages introduced just before. */
-#define RECENT 64
-/* Page numbers are 32 bits in the URL index. */
-#define MAX_PAGES (UINT32_MAX - 1)
-
 /* URL -> number, in order of introduction: open addressing with linear
  * probing at most half full.  A slot holds the string, its number and 32
  * other bits of the hash, so that a probe compares strings only when those
@@ -79,38 +71,14 @@ struct urltab {
 
 #define URL_BLOCK ((size_t)1 << 20)
 
-/* A measure of seed 004 sec. 3: the cash a read added to the history, and
- * the time of that read. */
-struct measure {
-	double cash, time;
-};
-
-/* One known URL.  seen is the virtual page's cumulative gift per page
- * when this page's cash was last brought up to date: the virtual page
- * spreads its cash over all pages in O(1) by raising "spread", and a page
- * collects spread - seen when it is read or written out. */
-struct page {
-	double cash, seen, hist;
-	double t_last;		/* time of the last read, or of the introduction */
-	double base;		/* -k, -F: time before the oldest kept measure */
-	uint64_t mark;		/* reads + 1 of the read that last linked here */
-	struct measure *m;	/* -k, -F: kept measures, oldest first */
-	uint32_t nm, mcap;
-};
-
-static struct {
-	struct page *page;
-	size_t cap;
-	struct urltab urls;
-	enum policy policy;
-	enum unit unit;
-	double c, window;	/* -W or -F's T */
-	size_t keep;		/* -k's K or --min-measures */
-	double now;		/* reads, or the latest read's time in seconds */
-	double virt_cash, virt_hist, spread;
-	uint64_t reads;
-	uint64_t capped, clamped;	/* for the notes at the end */
-} st;
+/* The OPIC state, and what wa-opic keeps beside it per page: its URL
+ * (number = page id) and the reads + 1 of the read that last linked to
+ * it, to drop a read's duplicate links. */
+static struct opic op;
+static struct urltab urls;
+static uint64_t *mark;
+static size_t mark_cap;
+static uint64_t clamped;	/* for the note at the end */
 
 /* The fetch log of -t: per URL its fetch times, in the log's order, and
  * the next one to take. */
@@ -194,8 +162,8 @@ urltab_find_hashed(struct urltab *t, const char *url, size_t len, uint64_t h, bo
 	size_t i = urltab_slot(t, url, h);
 	if (t->slot[i].key || !add)
 		return t->slot[i].key ? t->slot[i].id : SIZE_MAX;
-	if (t->n == MAX_PAGES)
-		wa_die("more than %zu URLs", (size_t)MAX_PAGES);
+	if (t->n == OPIC_MAX_PAGES)
+		wa_die("more than %zu URLs", (size_t)OPIC_MAX_PAGES);
 	if (2 * (t->n + 1) > t->mask + 1) {
 		urltab_grow(t);
 		i = urltab_slot(t, url, h);
@@ -230,8 +198,7 @@ urltab_find(struct urltab *t, const char *url, bool add, bool *added)
  * when the slot is already known its string and page.  Only a hint: the
  * lookup itself is done later. */
 static void
-urltab_prefetch(const struct urltab *t, uint64_t h, const void *pages, size_t page_bytes,
-    bool deep)
+urltab_prefetch(const struct urltab *t, uint64_t h, bool deep)
 {
 	const struct urlslot *s = &t->slot[(size_t)h & t->mask];
 	if (!deep) {
@@ -240,168 +207,43 @@ urltab_prefetch(const struct urltab *t, uint64_t h, const void *pages, size_t pa
 	}
 	if (s->key && s->tag == (uint32_t)(h >> 32)) {
 		__builtin_prefetch(s->key);
-		__builtin_prefetch((const char *)pages + s->id * page_bytes);
+		opic_prefetch(&op, s->id, true);
+		__builtin_prefetch(&mark[s->id], 1);
 	}
 }
 
-static void
-collect(struct page *p)
-{
-	p->cash += st.spread - p->seen;
-	p->seen = st.spread;
-}
-
-/* Seed 004 sec. 3: a new page gets a default history, the importance of
- * recently introduced pages (here the mean history of the RECENT URLs
- * introduced last), and no cash, so the total cash stays 1. */
-static size_t
+/* The page of url (len bytes, hash), introduced when new. */
+static uint32_t
 intern_hashed(const char *url, size_t len, uint64_t hash)
 {
 	bool added = false;
-	size_t i = urltab_find_hashed(&st.urls, url, len, hash, true, &added);
+	size_t i = urltab_find_hashed(&urls, url, len, hash, true, &added);
 	if (!added)
-		return i;
-	if (i == st.cap) {
-		st.cap = st.cap ? 2 * st.cap : 1024;
-		st.page = wa_reallocarray(st.page, st.cap, sizeof *st.page);
+		return (uint32_t)i;
+	opic_add_page(&op, read_time);
+	if (op.cap > mark_cap) {
+		mark = wa_reallocarray(mark, op.cap, sizeof *mark);
+		mark_cap = op.cap;
 	}
-	size_t from = i > RECENT ? i - RECENT : 0;
-	double h = 0;
-	for (size_t k = from; k < i; k++)
-		h += st.page[k].hist;
-	st.page[i] = (struct page){ .hist = i ? h / (double)(i - from) : 0,
-	    .seen = st.spread, .t_last = read_time, .base = read_time };
-	return i;
+	mark[i] = 0;
+	return (uint32_t)i;
 }
 
 static const char *
 url_of(size_t i)
 {
-	return st.urls.key[i];
-}
-
-/* The virtual page is read after every page: it spreads its cash over all
- * known pages, part of it first to the focus pages. */
-static void
-read_virtual(const size_t *focused, size_t nfocused)
-{
-	double give = st.virt_cash;
-	st.virt_hist += give;
-	st.virt_cash = 0;
-	if (nfocused) {
-		double each = give * focus_share / (double)nfocused;
-		for (size_t k = 0; k < nfocused; k++)
-			st.page[focused[k]].cash += each;
-		give -= each * (double)nfocused;
-	}
-	st.spread += give / (double)st.urls.n;
-}
-
-/* Drops the d oldest measures of p. */
-static void
-drop_measures(struct page *p, size_t d)
-{
-	p->base = p->m[d - 1].time;
-	memmove(p->m, p->m + d, (p->nm - d) * sizeof *p->m);
-	p->nm -= (uint32_t)d;
-}
-
-static void
-sum_measures(struct page *p)
-{
-	double h = 0;
-	for (size_t k = 0; k < p->nm; k++)
-		h += p->m[k].cash;
-	p->hist = h;
-}
-
-/* Fixed Window at time now: the measures older than now - T go, but the
- * M newest stay (Improved Fixed Window).  Whether any went. */
-static bool
-expire_measures(struct page *p, double now)
-{
-	size_t d = 0;
-	while (p->nm - d > st.keep && p->m[d].time < now - st.window)
-		d++;
-	if (d)
-		drop_measures(p, d);
-	return d > 0;
-}
-
-/* Variable Window: the K newest measures stay; Fixed Window: those of the
- * window, and at most MAX_MEASURES.  The history is their sum. */
-static void
-add_measure(struct page *p, double cash, double t, double now)
-{
-	size_t limit = st.policy == VARIABLE_WINDOW ? st.keep : MAX_MEASURES;
-	if (p->nm == limit) {
-		drop_measures(p, 1);
-		if (st.policy == FIXED_WINDOW)
-			st.capped++;
-	}
-	if (p->nm == p->mcap) {
-		size_t cap = p->mcap ? 2 * (size_t)p->mcap : 2;
-		p->mcap = (uint32_t)(cap < limit ? cap : limit);
-		p->m = wa_reallocarray(p->m, p->mcap, sizeof *p->m);
-	}
-	p->m[p->nm++] = (struct measure){ cash, t };
-	if (st.policy == FIXED_WINDOW)
-		expire_measures(p, now);
-	sum_measures(p);
-}
-
-/* Reads page src with its distinct children at read_time: the history
- * takes its cash (Interpolation: H' = H (T - dt)/T + cash, dt the time
- * since the last read, H dropped when dt >= T; the windows: a new
- * measure), c of the cash goes to the children, the rest (all of it
- * without children) to the virtual page. */
-static void
-read_page(size_t src, const size_t *child, size_t nchild, const size_t *focused,
-    size_t nfocused)
-{
-	struct page *p = &st.page[src];
-	collect(p);
-	double cash = p->cash, t = read_time;
-	/* The clock after this read: a read takes one unit of reads. */
-	double now = st.unit == READS ? t + 1 : fmax(st.now, t);
-	switch (st.policy) {
-	case PLAIN:
-		p->hist += cash;
-		break;
-	case INTERPOLATION: {
-		double dt = t - p->t_last;
-		p->hist = dt >= st.window ? 0 : p->hist * (st.window - dt) / st.window;
-		p->hist += cash;
-		break;
-	}
-	case VARIABLE_WINDOW:
-	case FIXED_WINDOW:
-		add_measure(p, cash, t, now);
-		break;
-	}
-	p->t_last = t;
-	p->cash = 0;
-	double to_children = nchild ? st.c * cash : 0;
-	for (size_t k = 0; k < nchild; k++) {
-		struct page *q = &st.page[child[k]];
-		collect(q);
-		q->cash += to_children / (double)nchild;
-	}
-	st.virt_cash += cash - to_children;
-	st.reads++;
-	st.now = now;
-	read_virtual(focused, nfocused);
+	return urls.key[i];
 }
 
 struct group {
-	size_t *child, *focused;
+	uint32_t *child, *focused;
 	size_t nchild, nfocused, cap;
-	size_t src;
+	uint32_t src;
 	bool open;
 };
 
 static void
-group_add(struct group *g, size_t i)
+group_add(struct group *g, uint32_t i)
 {
 	if (g->nchild == g->cap) {
 		g->cap = g->cap ? 2 * g->cap : 64;
@@ -421,10 +263,10 @@ group_flush(struct group *g)
 		for (size_t k = 0; k < g->nchild; k++)
 			if (strstr(url_of(g->child[k]), focus))
 				g->focused[g->nfocused++] = g->child[k];
-	read_page(g->src, g->child, g->nchild, g->focused, g->nfocused);
+	opic_read(&op, g->src, g->child, g->nchild, g->focused, g->nfocused, read_time);
 	g->nchild = 0;
 	g->open = false;
-	progress_set(&pg, st.reads);
+	progress_set(&pg, op.reads);
 }
 
 /* -t: the times of the fetch log's rows that have one, by URL.  A row of
@@ -529,25 +371,25 @@ use_row(struct row *r, struct group *g, const char *links, const char *log)
 {
 	if (r->new_read) {
 		group_flush(g);
-		read_time = log ? fetch_time(links, r->line, r->src, log) : (double)st.reads;
+		read_time = log ? fetch_time(links, r->line, r->src, log) : (double)op.reads;
 		g->src = intern_hashed(r->src, r->src_len, r->src_hash);
 		/* Fetch times need not grow for a page: a page may be
 		 * fetched before the read that introduced it, or a log may
 		 * be out of order.  Its time cannot precede its last read
 		 * or introduction: it is taken to be that one. */
-		if (read_time < st.page[g->src].t_last) {
-			read_time = st.page[g->src].t_last;
-			st.clamped++;
+		if (read_time < op.page[g->src].t_last) {
+			read_time = op.page[g->src].t_last;
+			clamped++;
 		}
 		g->open = true;
 	}
-	size_t src = g->src;
-	size_t dst = intern_hashed(r->dst, r->dst_len, r->dst_hash);
+	uint32_t src = g->src;
+	uint32_t dst = intern_hashed(r->dst, r->dst_len, r->dst_hash);
 	/* wa-linkmat drops self links and duplicates; so do we, so that the
 	 * limit is wa-pagerank's vector. */
-	if (dst == src || st.page[dst].mark == st.reads + 1)
+	if (dst == src || mark[dst] == op.reads + 1)
 		return;
-	st.page[dst].mark = st.reads + 1;
+	mark[dst] = op.reads + 1;
 	group_add(g, dst);
 }
 
@@ -576,10 +418,10 @@ read_links(const char *path, struct group *g, const char *log)
 		r->dst_len = strlen(dst);
 		r->dst_hash = url_hash(dst, r->dst_len);
 		copy_text(&r->dst, &r->dst_cap, dst, r->dst_len);
-		urltab_prefetch(&st.urls, r->dst_hash, st.page, sizeof *st.page, false);
+		urltab_prefetch(&urls, r->dst_hash, false);
 		const struct row *mid = &ring[(got + LOOKAHEAD / 2) % LOOKAHEAD];
 		if (got - used >= LOOKAHEAD / 2)
-			urltab_prefetch(&st.urls, mid->dst_hash, st.page, sizeof *st.page, true);
+			urltab_prefetch(&urls, mid->dst_hash, true);
 		got++;
 	}
 	for (; used < got; used++)
@@ -618,13 +460,13 @@ static const char *const policy_option[] = { "", "-W", "-k", "-F" };
 static char *
 describe(const struct state_head *h)
 {
-	const char *s = h->unit == SECONDS ? "s" : "";
+	const char *s = h->unit == OPIC_SECONDS ? "s" : "";
 	switch (h->policy) {
-	case INTERPOLATION:
+	case OPIC_INTERPOLATION:
 		return wa_asprintf("-c %g -W %.15g%s", h->c, h->window, s);
-	case VARIABLE_WINDOW:
+	case OPIC_VARIABLE_WINDOW:
 		return wa_asprintf("-c %g -k %llu", h->c, (unsigned long long)h->keep);
-	case FIXED_WINDOW:
+	case OPIC_FIXED_WINDOW:
 		return wa_asprintf("-c %g -F %.15g%s --min-measures %llu", h->c, h->window,
 		    s, (unsigned long long)h->keep);
 	}
@@ -640,18 +482,18 @@ finite_nonneg(double v)
 static void
 check_head(const char *path, const struct state_head *h, uint64_t reads)
 {
-	if (h->policy > FIXED_WINDOW || h->unit > SECONDS)
+	if (h->policy > OPIC_FIXED_WINDOW || h->unit > OPIC_SECONDS)
 		wa_die("%s: bad policy %llu or time unit %llu", path,
 		    (unsigned long long)h->policy, (unsigned long long)h->unit);
-	bool windowed = h->policy == INTERPOLATION || h->policy == FIXED_WINDOW;
+	bool windowed = h->policy == OPIC_INTERPOLATION || h->policy == OPIC_FIXED_WINDOW;
 	if (!(h->c >= 0 && h->c <= 1) || !finite_nonneg(h->window) ||
 	    windowed != (h->window > 0))
 		wa_die("%s: bad c %g or window %g", path, h->c, h->window);
-	if (h->policy == VARIABLE_WINDOW ? h->keep < 1 || h->keep > MAX_MEASURES :
-	    h->policy == FIXED_WINDOW ? h->keep > MAX_MEASURES : h->keep != 0)
+	if (h->policy == OPIC_VARIABLE_WINDOW ? h->keep < 1 || h->keep > OPIC_MAX_MEASURES :
+	    h->policy == OPIC_FIXED_WINDOW ? h->keep > OPIC_MAX_MEASURES : h->keep != 0)
 		wa_die("%s: bad number of measures %llu", path,
 		    (unsigned long long)h->keep);
-	if (!finite_nonneg(h->now) || (h->unit == READS && h->now != (double)reads))
+	if (!finite_nonneg(h->now) || (h->unit == OPIC_READS && h->now != (double)reads))
 		wa_die("%s: bad time now %g after %llu reads", path, h->now,
 		    (unsigned long long)reads);
 	if (!finite_nonneg(h->virt_cash) || !finite_nonneg(h->virt_hist))
@@ -666,7 +508,7 @@ sizes_agree(uint64_t payload, uint64_t n, uint64_t m, uint64_t b)
 {
 	uint64_t recs, meas, total;
 	return !__builtin_mul_overflow(n, sizeof(struct page_record), &recs) &&
-	    !__builtin_mul_overflow(m, sizeof(struct measure), &meas) &&
+	    !__builtin_mul_overflow(m, sizeof(struct opic_measure), &meas) &&
 	    !__builtin_add_overflow(recs, meas, &total) &&
 	    !__builtin_add_overflow(total, b, &total) &&
 	    !__builtin_add_overflow(total, sizeof(struct state_head), &total) &&
@@ -675,23 +517,24 @@ sizes_agree(uint64_t payload, uint64_t n, uint64_t m, uint64_t b)
 
 static void
 load_page(const char *path, uint64_t i, const struct page_record *r,
-    const struct measure *m)
+    const struct opic_measure *m)
 {
 	unsigned long long u = (unsigned long long)i;
-	size_t limit = st.policy == VARIABLE_WINDOW ? st.keep :
-	    st.policy == FIXED_WINDOW ? MAX_MEASURES : 0;
+	size_t limit = opic_measure_limit(&op);
 	if (!finite_nonneg(r->cash) || !finite_nonneg(r->hist))
 		wa_die("%s: URL %llu: bad cash %g or history %g", path, u, r->cash,
 		    r->hist);
-	if (!finite_nonneg(r->base) || !(r->base <= r->t_last && r->t_last <= st.now))
+	if (!finite_nonneg(r->base) || !(r->base <= r->t_last && r->t_last <= op.now))
 		wa_die("%s: URL %llu: times %g, %g out of order (now %g)", path, u,
-		    r->base, r->t_last, st.now);
+		    r->base, r->t_last, op.now);
 	if (r->measures > limit)
 		wa_die("%s: URL %llu: %llu measures, more than %zu", path, u,
 		    (unsigned long long)r->measures, limit);
-	struct page *p = &st.page[i];
-	*p = (struct page){ .cash = r->cash, .hist = r->hist, .t_last = r->t_last,
-	    .base = r->base, .nm = (uint32_t)r->measures, .mcap = (uint32_t)r->measures };
+	struct opic_page *p = &op.page[i];
+	*p = (struct opic_page){ .hist = r->hist, .t_last = r->t_last, .base = r->base,
+	    .nm = (uint32_t)r->measures, .mcap = (uint32_t)r->measures };
+	op.cash[i] = (struct opic_cash){ .cash = r->cash };
+	op.n++;
 	if (!p->nm)
 		return;
 	double prev = r->base;
@@ -712,13 +555,9 @@ load(const char *path, const struct state_head *want, bool c_given, bool policy_
 {
 	struct bin_map m;
 	const char *msg;
-	urltab_init(&st.urls);
-	st.policy = (enum policy)want->policy;
-	st.unit = (enum unit)want->unit;
-	st.c = want->c;
-	st.window = want->window;
-	st.keep = want->keep;
-	st.virt_cash = 1;
+	urltab_init(&urls);
+	opic_init(&op, (enum opic_policy)want->policy, (enum opic_unit)want->unit, want->c,
+	    want->window, want->keep);
 	struct stat sb;
 	if (stat(path, &sb) == -1) {
 		if (errno == ENOENT)
@@ -739,7 +578,7 @@ load(const char *path, const struct state_head *want, bool c_given, bool policy_
 		wa_die("%s: state too short for its head", path);
 	const struct state_head *h = m.data;
 	check_head(path, h, reads);
-	if (n > MAX_PAGES || !sizes_agree(m.h.payload_bytes, n, nmeas, bytes))
+	if (n > OPIC_MAX_PAGES || !sizes_agree(m.h.payload_bytes, n, nmeas, bytes))
 		wa_die("%s: state sizes do not agree (%llu URLs, %llu measures, %llu URL"
 		    " bytes, %llu payload bytes)", path, (unsigned long long)n,
 		    (unsigned long long)nmeas, (unsigned long long)bytes,
@@ -748,32 +587,31 @@ load(const char *path, const struct state_head *want, bool c_given, bool policy_
 	    h->window != want->window || h->keep != want->keep)))
 		wa_usage_error("%s was made with %s", path, describe(h));
 	if (h->unit != want->unit)
-		wa_usage_error(h->unit == SECONDS ?
+		wa_usage_error(h->unit == OPIC_SECONDS ?
 		    "%s counts time in seconds of fetch logs: give -t FETCHLOG" :
 		    "%s counts time in page reads: -t cannot be used with it", path);
-	st.policy = (enum policy)h->policy;
-	st.c = h->c;
-	st.window = h->window;
-	st.keep = h->keep;
-	st.now = h->now;
-	st.virt_cash = h->virt_cash;
-	st.virt_hist = h->virt_hist;
-	st.reads = reads;
+	opic_init(&op, (enum opic_policy)h->policy, (enum opic_unit)h->unit, h->c, h->window,
+	    h->keep);
+	op.now = h->now;
+	op.virt_cash = h->virt_cash;
+	op.virt_hist = h->virt_hist;
+	op.reads = reads;
 
 	const struct page_record *rec = (const void *)(h + 1);
-	const struct measure *meas = (const void *)(rec + n);
+	const struct opic_measure *meas = (const void *)(rec + n);
 	const char *s = (const char *)(meas + nmeas), *end = s + bytes;
-	st.cap = n ? n : 1;
-	st.page = wa_reallocarray(NULL, st.cap, sizeof *st.page);
+	opic_reserve(&op, n ? n : 1);
+	mark_cap = op.cap;
+	mark = wa_calloc(mark_cap, sizeof *mark);
 	uint64_t used = 0;
-	double cash = st.virt_cash;
+	double cash = op.virt_cash;
 	for (uint64_t i = 0; i < n; i++) {
 		const char *nul = memchr(s, '\0', (size_t)(end - s));
 		if (!nul || nul == s)
 			wa_die("%s: URL %llu is %s", path, (unsigned long long)i,
 			    nul ? "empty" : "not NUL-terminated");
 		bool added = false;
-		if (urltab_find(&st.urls, s, true, &added) != i || !added)
+		if (urltab_find(&urls, s, true, &added) != i || !added)
 			wa_die("%s: URL %llu appears twice: %s", path,
 			    (unsigned long long)i, s);
 		if (rec[i].measures > nmeas - used)
@@ -794,137 +632,67 @@ load(const char *path, const struct state_head *want, bool c_given, bool policy_
 	bin_map_close(&m);
 }
 
-/* Brings every page up to date at the end of the run: its cash, and under
- * the Fixed Window its measures at the final time. */
-static void
-settle(void)
-{
-	for (size_t i = 0; i < st.urls.n; i++) {
-		struct page *p = &st.page[i];
-		collect(p);
-		if (st.policy == FIXED_WINDOW && expire_measures(p, st.now))
-			sum_measures(p);
-	}
-}
-
 static void
 save(const char *path)
 {
 	struct bin_writer *w = bin_create(path, "OPIC", 2);
-	struct state_head head = { st.policy, st.unit, st.c, st.window, st.keep,
-	    st.now, st.virt_cash, st.virt_hist };
+	struct state_head head = { op.policy, op.unit, op.c, op.window, op.keep,
+	    op.now, op.virt_cash, op.virt_hist };
 	uint64_t bytes = 0, nmeas = 0;
 	bin_write(w, &head, sizeof head);
-	for (size_t i = 0; i < st.urls.n; i++) {
-		const struct page *p = &st.page[i];
-		struct page_record r = { p->cash, p->hist, p->t_last, p->base, p->nm };
+	for (size_t i = 0; i < op.n; i++) {
+		const struct opic_page *p = &op.page[i];
+		struct page_record r = { op.cash[i].cash, p->hist, p->t_last, p->base, p->nm };
 		bin_write(w, &r, sizeof r);
 		nmeas += p->nm;
 	}
-	for (size_t i = 0; i < st.urls.n; i++)
-		if (st.page[i].nm)
-			bin_write(w, st.page[i].m, st.page[i].nm * sizeof *st.page[i].m);
-	for (size_t i = 0; i < st.urls.n; i++) {
+	for (size_t i = 0; i < op.n; i++)
+		if (op.page[i].nm)
+			bin_write(w, op.page[i].m, op.page[i].nm * sizeof *op.page[i].m);
+	for (size_t i = 0; i < op.n; i++) {
 		size_t len = strlen(url_of(i)) + 1;
 		bin_write(w, url_of(i), len);
 		bytes += len;
 	}
-	uint64_t aux[3] = { st.reads, nmeas, bytes };
-	bin_commit(w, st.urls.n, aux);
+	uint64_t aux[3] = { op.reads, nmeas, bytes };
+	bin_commit(w, op.n, aux);
 }
-
-static const double *sort_key;
 
 static int
 by_url(const void *a, const void *b)
 {
-	return strcmp(url_of(*(const size_t *)a), url_of(*(const size_t *)b));
+	return strcmp(url_of(*(const uint32_t *)a), url_of(*(const uint32_t *)b));
 }
 
-/* More cash first, then URLs in byte order. */
 static bool
-before(size_t i, size_t j)
+url_before(uint32_t i, uint32_t j, void *unused)
 {
-	if (sort_key[i] != sort_key[j])
-		return sort_key[i] > sort_key[j];
+	(void)unused;
 	return strcmp(url_of(i), url_of(j)) < 0;
 }
 
-static int
-by_cash(const void *a, const void *b)
-{
-	size_t i = *(const size_t *)a, j = *(const size_t *)b;
-	return before(i, j) ? -1 : before(j, i);
-}
-
-/* The k pages that come first by cash into order[0..k), in any order: a
- * heap whose root is the last of those kept. */
-static void
-select_first(size_t *order, size_t k)
-{
-	size_t have = 0;
-	for (size_t i = 0; i < st.urls.n; i++) {
-		size_t pos;
-		if (have < k) {
-			pos = have++;
-			while (pos > 0 && before(order[(pos - 1) / 2], i)) {
-				order[pos] = order[(pos - 1) / 2];
-				pos = (pos - 1) / 2;
-			}
-			order[pos] = i;
-			continue;
-		}
-		if (!before(i, order[0]))
-			continue;
-		pos = 0;
-		for (;;) {
-			size_t kid = 2 * pos + 1;
-			if (kid >= k)
-				break;
-			if (kid + 1 < k && before(order[kid], order[kid + 1]))
-				kid++;
-			if (!before(i, order[kid]))
-				break;
-			order[pos] = order[kid];
-			pos = kid;
-		}
-		order[pos] = i;
-	}
-}
-
-/* Importance of page i: (H[i] + C[i]) / sum over the known pages, the
- * estimate of seed 004 sec. 2 restricted to the real pages so that it
- * compares with wa-pagerank's vector; with the Variable or Fixed Window,
- * H + C is first divided by the time it covers, since the time before the
- * oldest kept measure (at least one time unit). */
+/* The importance of every URL in byte order of URLs, or the greedy list
+ * of the next URLs to read (url TAB cash). */
 static void
 write_output(uint64_t next)
 {
-	size_t n = st.urls.n;
-	size_t rows = next && next < n ? (size_t)next : n;
-	size_t *order = wa_reallocarray(NULL, n ? n : 1, sizeof *order);
-	double *key = wa_reallocarray(NULL, n ? n : 1, sizeof *key);
-	bool windowed = st.policy == VARIABLE_WINDOW || st.policy == FIXED_WINDOW;
-	double total = 0;
-	for (size_t i = 0; i < n; i++) {
-		const struct page *p = &st.page[i];
-		key[i] = next ? p->cash : p->hist + p->cash;
-		if (!next && windowed)
-			key[i] /= fmax(st.now - p->base, 1);
-		total += key[i];
-	}
-	sort_key = key;
-	if (!next) {
+	size_t n = op.n;
+	uint32_t *order = wa_reallocarray(NULL, n ? n : 1, sizeof *order);
+	size_t rows;
+	double *key = NULL;
+	if (next)
+		rows = opic_greedy(&op, next < n ? (size_t)next : n, order, url_before, NULL);
+	else {
+		key = wa_reallocarray(NULL, n ? n : 1, sizeof *key);
+		opic_importance(&op, key);
 		for (size_t i = 0; i < n; i++)
-			order[i] = i;
+			order[i] = (uint32_t)i;
 		qsort(order, n, sizeof *order, by_url);
-	} else {
-		select_first(order, rows);
-		qsort(order, rows, sizeof *order, by_cash);
+		rows = n;
 	}
 	for (size_t k = 0; k < rows; k++) {
-		size_t i = order[k];
-		printf("%s\t%.17g\n", url_of(i), next || total == 0 ? key[i] : key[i] / total);
+		uint32_t i = order[k];
+		printf("%s\t%.17g\n", url_of(i), next ? op.cash[i].cash : key[i]);
 	}
 	if (fflush(stdout) == EOF || ferror(stdout))
 		wa_die_errno("standard output");
@@ -953,7 +721,7 @@ main(int argc, char **argv)
 		WA_COMMON_LONGOPTS
 	};
 	const char *state = NULL, *log = NULL, *window_text = NULL, *min_text = NULL;
-	struct state_head want = { .policy = PLAIN, .c = 0.85 };
+	struct state_head want = { .policy = OPIC_PLAIN, .c = 0.85 };
 	bool c_given = false, x_given = false;
 	int policies = 0;
 	uint64_t next = 0;
@@ -973,13 +741,13 @@ main(int argc, char **argv)
 			break;
 		case 'F':
 		case 'W':
-			want.policy = opt == 'F' ? FIXED_WINDOW : INTERPOLATION;
+			want.policy = opt == 'F' ? OPIC_FIXED_WINDOW : OPIC_INTERPOLATION;
 			window_text = optarg;
 			policies++;
 			break;
 		case 'k':
-			want.policy = VARIABLE_WINDOW;
-			want.keep = opt_count("-k", optarg, 1, MAX_MEASURES);
+			want.policy = OPIC_VARIABLE_WINDOW;
+			want.keep = opt_count("-k", optarg, 1, OPIC_MAX_MEASURES);
 			policies++;
 			break;
 		case 's':
@@ -1008,15 +776,16 @@ main(int argc, char **argv)
 		wa_usage_error("-W, -k and -F are window policies: choose one");
 	if (x_given && !focus)
 		wa_usage_error("-x needs -f");
-	if (min_text && want.policy != FIXED_WINDOW)
+	if (min_text && want.policy != OPIC_FIXED_WINDOW)
 		wa_usage_error("--min-measures needs -F");
-	want.unit = log ? SECONDS : READS;
+	want.unit = log ? OPIC_SECONDS : OPIC_READS;
 	if (window_text)
 		want.window = window_arg(policy_option[want.policy], window_text, log != NULL);
 	if (min_text)
-		want.keep = opt_count("--min-measures", min_text, 0, MAX_MEASURES);
+		want.keep = opt_count("--min-measures", min_text, 0, OPIC_MAX_MEASURES);
 
 	load(state, &want, c_given, policies > 0);
+	op.focus_share = focus_share;
 	if (log)
 		load_fetch_log(log);
 	struct group g = { 0 };
@@ -1027,24 +796,23 @@ main(int argc, char **argv)
 		read_links(argv[i], &g, log);
 	group_flush(&g);
 	progress_end(&pg);
-	settle();
+	opic_settle(&op);
 	save(state);
 	write_output(next);
-	if (st.clamped)
+	if (clamped)
 		wa_note("%llu read%s earlier than the page's previous read or"
-		    " introduction taken at that time", (unsigned long long)st.clamped,
-		    st.clamped == 1 ? "" : "s");
-	if (st.capped)
+		    " introduction taken at that time", (unsigned long long)clamped,
+		    clamped == 1 ? "" : "s");
+	if (op.capped)
 		wa_warn("%llu read%s found the page's %d measures full: the oldest"
-		    " left the window early", (unsigned long long)st.capped,
-		    st.capped == 1 ? "" : "s", MAX_MEASURES);
+		    " left the window early", (unsigned long long)op.capped,
+		    op.capped == 1 ? "" : "s", OPIC_MAX_MEASURES);
 	free(g.child);
 	free(g.focused);
 	free_rows();
-	for (size_t i = 0; i < st.urls.n; i++)
-		free(st.page[i].m);
-	free(st.page);
-	urltab_free(&st.urls);
+	opic_free(&op);
+	free(mark);
+	urltab_free(&urls);
 	if (log) {
 		urltab_free(&fl.urls);
 		free(fl.first);

@@ -158,6 +158,15 @@ under_valgrind() { [ "$(head -c 2 "$WA_BIN/wa-url")" = '#!' ]; }
 
 skip_all() { echo "1..0 # SKIP $1"; trap - EXIT; rm -rf "$tmp"; exit 0; }
 
+# script_prog NAME: the path of the helper program scripts/NAME.c as built,
+# from the suite's own build first (they are not wrapped under valgrind).
+script_prog() {
+	for d in "$(dirname "$WA_UNIT")/scripts" "$ROOT/build/opt/scripts" "$ROOT"/build/*/scripts; do
+		[ -x "$d/$1" ] && { echo "$d/$1"; return 0; }
+	done
+	return 1
+}
+
 done_testing() {
 	echo "1..$t_count"
 	[ $t_failed = 0 ]

@@ -24,11 +24,7 @@ G=$TESTDATA/graphs
 # gen_graph GEN-GRAPH-ARGS...: a 3000-page graph with power-law in-degree in
 # sites, into $tmp/gen.links.tsv and $tmp/gen.pages.tsv.
 gen_graph() {
-	gen=
-	for d in "$(dirname "$WA_UNIT")/scripts" "$ROOT/build/opt/scripts" "$ROOT"/build/*/scripts; do
-		[ -x "$d/gen-graph" ] && { gen=$d/gen-graph; break; }
-	done
-	if [ -n "$gen" ]; then
+	if gen=$(script_prog gen-graph); then
 		"$gen" -n 3000 -m powerlaw -S 60 "$@" -P "$tmp/gen.pages.tsv" >"$tmp/gen.links.tsv"
 		t_result $? "gen-graph writes a 3000-page graph"
 	else

@@ -309,4 +309,27 @@ head -n 25 "$tmp/stdout" >"$tmp/all25"
 ok "--next 25" wa-opic -q -s "$tmp/g.st" --next 25 "$tmp/empty"
 same_file "$tmp/stdout" "$tmp/all25" "is the head of the whole greedy list"
 
+# --- the computation alone: src/lib/opic.c on ids (scripts/opic-kernel.c) -----
+# gen.tsv's links as u32 id pairs; the kernel checks plain OPIC's history
+# gained in the last of 60 Cycle rounds against its own power iteration
+# (PageRank, c 0.85, dangling pages spread evenly) and the total cash.
+kernel=$(script_prog opic-kernel) || kernel=opic-kernel-not-built
+$PY -c '
+import struct, sys
+ids, out = {}, sys.stdout.buffer
+for line in open(sys.argv[1]):
+    s, d = line.rstrip("\n").split("\t")[:2]
+    out.write(struct.pack("<II", ids.setdefault(s, len(ids)), ids.setdefault(d, len(ids))))
+' "$tmp/gen.tsv" >"$tmp/gen.bin"
+ok "opic-kernel on the graph of gen.tsv" "$kernel" -R 1 -r 1 -e 60 "$tmp/gen.bin"
+is "$(grep -cE '(Cycle|Random) +[0-9.]+ ' "$tmp/stdout")" 8 "a row per policy and order"
+like "$(grep 'history gained' "$tmp/stdout")" ' [0-9.]+e-(0[7-9]|[1-9][0-9])$' \
+    "history gained in a round is the fixpoint within 1e-7"
+exits 1 "a tighter bound than reached fails the check" "$kernel" -R 1 -r 1 -e 60 \
+    -E 1e-300 "$tmp/gen.bin"
+head -c 12 "$tmp/gen.bin" >"$tmp/bad.bin"
+exits 1 "a graph not of u32 pairs" "$kernel" "$tmp/bad.bin"
+like "$(cat "$tmp/stderr")" "^opic-kernel: $tmp/bad.bin: 12 bytes, not u32 pairs" \
+    "the message names the file"
+
 done_testing
