@@ -753,6 +753,25 @@ part_time(uint32_t i)
 	return load[i] + (algorithm == 2 ? crossing[i] / comm : 0);
 }
 
+/* The two latest ends of the parts once the links gathered in linkto[]
+ * cross to them: the latest in *top1 (part *arg1), the next in *top2, so
+ * that the latest of the others is known for any one part. */
+static void
+latest_two(double *top1, double *top2, uint32_t *arg1)
+{
+	*top1 = *top2 = -INFINITY;
+	*arg1 = UINT32_MAX;
+	for (uint32_t h = 0; h < nparts; h++) {
+		double v = part_time(h) + linkto[h] / comm;
+		if (v > *top1) {
+			*top2 = *top1;
+			*top1 = v;
+			*arg1 = h;
+		} else if (v > *top2)
+			*top2 = v;
+	}
+}
+
 /* Adds to linkto[] the links of j to the assigned superpages of each part,
  * listing the parts it touches first in touched[*ntouched...]; returns
  * their sum. */
@@ -820,15 +839,7 @@ greedy(uint32_t *order, size_t n)
 		double top1 = -INFINITY, top2 = -INFINITY;
 		uint32_t arg1 = UINT32_MAX;
 		if (algorithm == 2)
-			for (uint32_t h = 0; h < nparts; h++) {
-				double v = part_time(h) + linkto[h] / comm;
-				if (v > top1) {
-					top2 = top1;
-					top1 = v;
-					arg1 = h;
-				} else if (v > top2)
-					top2 = v;
-			}
+			latest_two(&top1, &top2, &arg1);
 		for (uint32_t s = 0; s < nparts; s++) {
 			double own = load[s] + sp[j].weight / rate(s, j), cost;
 			if (algorithm == 2) {
@@ -911,17 +922,9 @@ greedy_units(uint32_t top)
 		double sum = 0;
 		for (uint32_t j = u->lo; j < u->hi; j++)
 			sum += gather_links(j, &nt);
-		double top1 = -INFINITY, top2 = -INFINITY;
-		uint32_t arg1 = UINT32_MAX, best = 0;
-		for (uint32_t h = 0; h < nparts; h++) {
-			double v = part_time(h) + linkto[h] / comm;
-			if (v > top1) {
-				top2 = top1;
-				top1 = v;
-				arg1 = h;
-			} else if (v > top2)
-				top2 = v;
-		}
+		double top1, top2;
+		uint32_t arg1, best = 0;
+		latest_two(&top1, &top2, &arg1);
 		double best_cost = INFINITY, best_links = -1, best_own = INFINITY;
 		for (uint32_t s = 0; s < nparts; s++) {
 			double own = load[s] + (crossing[s] + sum - linkto[s]) / comm;
