@@ -158,6 +158,16 @@ under_valgrind() { [ "$(head -c 2 "$WA_BIN/wa-url")" = '#!' ]; }
 
 skip_all() { echo "1..0 # SKIP $1"; trap - EXIT; rm -rf "$tmp"; exit 0; }
 
+# The python3 of the verifiers and simulators (Debian's, with its packages).
+PY=/usr/bin/python3
+[ -x "$PY" ] || PY=python3
+
+# needs_python MODULE...: skips the file unless python3 imports them all.
+needs_python() {
+	"$PY" -c "import $(echo "$@" | sed 's/ /, /g')" 2>/dev/null ||
+		skip_all "needs python3 with $* (scripts/deps install)"
+}
+
 # script_prog NAME: the path of the helper program scripts/NAME.c as built,
 # from the suite's own build first (they are not wrapped under valgrind).
 script_prog() {

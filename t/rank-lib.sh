@@ -2,10 +2,7 @@
 # and numpy on the same links and pages TSV that wa-linkmat reads) and a
 # generated graph.  Sourced after lib.sh.
 
-PY=/usr/bin/python3
-[ -x "$PY" ] || PY=python3
-"$PY" -c 'import networkx, numpy, scipy' 2>/dev/null ||
-	skip_all "needs python3-networkx, python3-numpy, python3-scipy (scripts/deps)"
+needs_python networkx numpy scipy
 
 # Runs the verifier as a test; its report (the L1 distance) is shown as a
 # TAP comment either way.

@@ -7,8 +7,7 @@
 # guarantees (the ranks of all pages sum to 1; the oracle order leads).
 . "$(dirname "$0")/lib.sh"
 under_valgrind && skip_all "the simulation's figures are the same under valgrind"
-[ -x /usr/bin/python3 ] && /usr/bin/python3 -c 'import numpy' 2>/dev/null ||
-	skip_all "python3 with numpy (scripts/deps install)"
+needs_python numpy
 sim=$ROOT/scripts/sim-crawl
 export WA_BIN
 
@@ -38,7 +37,7 @@ fi
 
 # The politeness of every strategy's requests, read back from the trace.
 check_trace() {	# TRACE R C W
-	python3 - "$@" <<'PY'
+	"$PY" - "$@" <<'PY'
 import sys
 from collections import defaultdict
 path, r, c, w = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4])
@@ -100,7 +99,7 @@ ok "r = 256 on 3000 pages" "$sim" $big --out "$tmp/r256"
 is "$(check_trace "$tmp/r256/trace.tsv" 256 2 3)" "polite length,optimal,partial,random" \
 	"r = 256: gap w, one connection a site, c pages, r at once"
 work_conserving() {	# TRACE W
-	python3 - "$@" <<'PY'
+	"$PY" - "$@" <<'PY'
 import sys
 from collections import defaultdict
 path, w = sys.argv[1], float(sys.argv[2])

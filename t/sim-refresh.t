@@ -9,8 +9,7 @@
 # valgrind would only slow the simulation down.
 under_valgrind && skip_all "the simulation's figures are the same under valgrind"
 
-[ -x /usr/bin/python3 ] && /usr/bin/python3 -c 'import numpy' 2>/dev/null ||
-	skip_all "python3 with numpy (scripts/deps install)"
+needs_python numpy
 sim=$ROOT/scripts/sim-refresh
 tab=$(printf '\t')
 

@@ -7,10 +7,7 @@
 # rows; and estimates close to the truth on simulated Poisson pages.
 . "$(dirname "$0")/lib.sh"
 
-PY=/usr/bin/python3
-[ -x "$PY" ] || PY=python3
-$PY -c 'import numpy, scipy' 2>/dev/null ||
-	skip_all "needs python3-numpy, python3-scipy (scripts/deps)"
+needs_python numpy scipy
 verify() { $PY "$T_DIR/lambda-verify.py" "$@"; }
 vcheck() {	# MSG ARGS...
 	msg=$1; shift

@@ -7,7 +7,7 @@
 # interleaved; stdin and split inputs; bad input refused with FILE:LINE.
 . "$(dirname "$0")/lib.sh"
 
-PY=/usr/bin/python3
+needs_python numpy
 verify() { "$PY" "$T_DIR/schedule-verify.py" "$@"; }
 tab=$(printf '\t')
 NOW=1700000000
