@@ -162,9 +162,13 @@ def simulate(gs, c=0.85, window=0, k=0, fixed=0, keep=0, times=None):
                 kids.append(di)
         x = cash[si]
         if window:
+            # The cash came in evenly over dt: only its last T counts.
             dt = t - tlast[si]
-            hist[si] = 0.0 if dt >= window else hist[si] * (window - dt) / window
-        if k or fixed:
+            if dt < window:
+                hist[si] = hist[si] * (window - dt) / window + x
+            else:
+                hist[si] = x * window / dt
+        elif k or fixed:
             if len(meas[si]) == (k or MAX_MEASURES):
                 base[si] = meas[si].pop(0)[1]
             meas[si].append((x, t))
@@ -202,6 +206,11 @@ def simulate(gs, c=0.85, window=0, k=0, fixed=0, keep=0, times=None):
                 hist[i] = sum(m[0] for m in meas[i])
     if k or fixed:
         span = np.maximum(now - np.array(base), 1.0)
+    elif window:
+        # The window before the last read, as much of it as the page
+        # lived, then the time since.
+        tl, b = np.array(tlast), np.array(base)
+        span = np.maximum(np.minimum(window, tl - b) + (now - tl), 1.0)
     else:
         span = np.ones(len(urls))
     pages = {u: dict(cash=cash[i], hist=hist[i], tlast=tlast[i], base=base[i],

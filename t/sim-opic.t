@@ -8,8 +8,7 @@
 # The tools it runs are checked under valgrind by their own tests; here
 # valgrind would only slow the simulation down.
 under_valgrind && skip_all "the simulation's figures are the same under valgrind"
-[ -x /usr/bin/python3 ] && /usr/bin/python3 -c 'import numpy' 2>/dev/null ||
-	skip_all "python3 with numpy (scripts/deps install)"
+needs_python numpy
 sim=$ROOT/scripts/sim-opic
 export WA_BIN
 
@@ -116,8 +115,9 @@ is "$(wc -l <"$tmp/q/convergence-greedy.tsv")" 18 "a checkpoint every N/4 reads,
 # Windows follow a changing graph: at 10% of the pages changed per N reads
 # the Variable Window (8) is below plain OPIC (seeds 1-8: 0.68-0.94 of it,
 # 0.82 with seed 3); every policy's error grows with the rate of change.
-# (Interpolation is 1.4-1.7 times Variable Window 8's error, against the
-# paper's finding: see sim-opic(1).)
+# (Interpolation is 1.2-1.6 times Variable Window 8's error here, not at
+# least as good as the paper finds: 6 N reads are too few for it to forget
+# the initial state; with 10 N reads, 0.80-1.14 times: see sim-opic(1).)
 set -- $(value "$s" changing k8 0.1) $(value "$s" changing plain 0.1)
 echo "# rate 0.1: k8 $1 ($3 measures), plain $4"
 awk -v k="$1" -v p="$4" 'BEGIN { exit !(k < 0.9 * p) }'
@@ -128,6 +128,16 @@ for pol in plain W4 k8; do
 	t_result $? "$pol: more changes, more error"
 done
 is "$(value "$s" changing W4 0.1 | cut -d ' ' -f 3)" 1.000 "Interpolation keeps one measure"
+# Fig. 4 and 6 with 10 N reads on the changing graph, as in the paper: at
+# 1% Interpolation's error on all pages is 0.82-1.09 times Variable Window
+# 8's (seeds 1-8); it was 1.62-1.97 times when wa-opic -W did not divide
+# history plus cash by the time they cover.
+ok "10 N reads on the changing graph" "$sim" -q --pages 3000 --rounds 4 --experiments changing \
+	--policies W4,k8 --rates 0.01 --change-rounds 10 --seed 1 --out "$tmp/w"
+set -- $(value "$tmp/w/summary.tsv" changing W4 0.01) $(value "$tmp/w/summary.tsv" changing k8 0.01)
+echo "# rate 0.01, 10 N reads: W4 $1, k8 $4"
+awk -v w="$1" -v k="$4" 'BEGIN { exit !(w < 1.3 * k) }'
+t_result $? "Fig. 4, 6: Interpolation, storing one measure, about as good as Variable Window 8"
 awk -v m="$(value "$s" changing k8 0.1 | cut -d ' ' -f 3)" 'BEGIN { exit !(m > 2 && m <= 8) }'
 t_result $? "Variable Window 8 keeps at most 8 measures a page"
 is "$(awk -F '\t' 'NR > 1 { n++ } END { print n }' "$tmp/q/changing-k8-r0.1.tsv")" 13 \

@@ -149,10 +149,12 @@ add_measure(struct opic *o, struct opic_page *p, double cash, double t, double n
 	sum_measures(p);
 }
 
-/* The history takes the cash (Interpolation: H' = H (T - dt)/T + cash, dt
- * the time since the last read, H dropped when dt >= T; the windows: a
- * new measure), c of the cash goes to the children, the rest (all of it
- * without children) to the virtual page. */
+/* The history takes the cash, c of it goes to the children, the rest (all
+ * of it without children) to the virtual page.  Interpolation, seed 004
+ * sec. 3: the history stands for the window T before the last read, and
+ * the cash for the dt since; the cash is taken to have accumulated
+ * linearly over dt, so H' = H (T - dt)/T + cash when dt < T, and only the
+ * last T of it, H' = cash T/dt, when dt >= T.  The windows add a measure. */
 void
 opic_read(struct opic *o, uint32_t src, const uint32_t *child, size_t nchild,
     const uint32_t *focused, size_t nfocused, double t)
@@ -170,8 +172,8 @@ opic_read(struct opic *o, uint32_t src, const uint32_t *child, size_t nchild,
 		break;
 	case OPIC_INTERPOLATION: {
 		double dt = t - p->t_last;
-		p->hist = dt >= o->window ? 0 : p->hist * (o->window - dt) / o->window;
-		p->hist += cash;
+		p->hist = dt < o->window ? p->hist * (o->window - dt) / o->window + cash :
+		    cash * o->window / dt;
 		break;
 	}
 	case OPIC_VARIABLE_WINDOW:
@@ -205,20 +207,35 @@ opic_settle(struct opic *o)
 	}
 }
 
+/* The time H + C of page p covers, at least one time unit: with the
+ * Variable or Fixed Window, since the time before the oldest kept measure;
+ * with Interpolation, the window before the last read (or the time since
+ * the introduction, if shorter) plus the time since the last read. */
+static double
+covered_time(const struct opic *o, const struct opic_page *p)
+{
+	double t;
+	if (o->policy == OPIC_INTERPOLATION)
+		t = fmin(o->window, p->t_last - p->base) + (o->now - p->t_last);
+	else
+		t = o->now - p->base;
+	return fmax(t, 1);
+}
+
 /* (H[i] + C[i]) / sum over the known pages, the estimate of seed 004
  * sec. 2 restricted to the real pages so that it compares with a PageRank
- * vector; with the Variable or Fixed Window, H + C is first divided by
- * the time it covers, since the time before the oldest kept measure (at
- * least one time unit). */
+ * vector; with a window policy, H + C is first divided by the time it
+ * covers, so that a page read rarely, whose cash covers a long time, is
+ * not overestimated beside one read often. */
 void
 opic_importance(const struct opic *o, double *key)
 {
-	bool windowed = o->policy == OPIC_VARIABLE_WINDOW || o->policy == OPIC_FIXED_WINDOW;
+	bool windowed = o->policy != OPIC_PLAIN;
 	double total = 0;
 	for (size_t i = 0; i < o->n; i++) {
 		key[i] = o->page[i].hist + o->cash[i].cash;
 		if (windowed)
-			key[i] /= fmax(o->now - o->page[i].base, 1);
+			key[i] /= covered_time(o, &o->page[i]);
 		total += key[i];
 	}
 	if (total != 0)

@@ -39,7 +39,8 @@ struct opic_cash {
 struct opic_page {
 	double hist;
 	double t_last;		/* time of the last read, or of the introduction */
-	double base;		/* -k, -F: time before the oldest kept measure */
+	double base;		/* -k, -F: time before the oldest kept measure;
+				 * else the introduction */
 	struct opic_measure *m;	/* -k, -F: kept measures, oldest first */
 	uint32_t nm, mcap;
 };
