@@ -1,0 +1,202 @@
+# One acquisition cycle of wa(7) as a resumable make batch over a state
+# directory: schedule -> fetch -> extract -> extend the history ->
+# wa-linkmat -u -> wa-pagerank -U --init -> wa-lambda -> page state ->
+# wa-schedule, as DESIGN.md "The cycle" and the EXAMPLES of wa(7) chain the
+# tools by hand.  Every step writes its files under temporary names and
+# renames them, the step's target last, so a killed cycle resumes at the
+# step it stopped in and ends with the same files.  See wa-cycle(1).
+#
+#   make -f scripts/cycle.mk STATE=dir [NOW=time] [G=pages/day] ...
+
+ifeq ($(strip $(STATE)),)
+$(error STATE is not set: make -f cycle.mk STATE=dir)
+endif
+
+SHELL = /bin/sh
+export LC_ALL = C
+
+# Tools: from WA_BIN (a make or environment variable) if set, else PATH.
+WA_BIN ?=
+tool = $(if $(WA_BIN),$(WA_BIN)/)wa-$(1)
+
+NOW =
+G = 1000
+T = 6h
+WAIT = 5
+CONNECTIONS = 32
+PER_CONNECTION = 100
+RESOLVE =
+ALLOW_PRIVATE =
+FETCH_FLAGS =
+EXTRACT_FLAGS =
+LINKMAT_FLAGS =
+RANK_FLAGS =
+LAMBDA_FLAGS =
+SCHEDULE_FLAGS =
+SCOPE =
+OVERRIDES =
+
+# Cycle N is the one after STATE/current (a link to the last complete
+# cycle); an interrupted cycle N is thus resumed by the next run.
+PREV := $(patsubst cycle-%,%,$(notdir $(shell readlink '$(STATE)/current' 2>/dev/null)))
+N := $(if $(PREV),$(shell expr $(PREV) + 1),1)
+C := $(STATE)/cycle-$(N)
+P := $(STATE)/cycle-$(PREV)
+
+FETCH_OPTS = -w $(WAIT) -r $(CONNECTIONS) -c $(PER_CONNECTION) \
+	$(if $(ALLOW_PRIVATE),--allow-private) \
+	$(foreach r,$(RESOLVE),--resolve $(r)) $(FETCH_FLAGS) \
+	$(if $(PREV),-p $(P)/fetched.tsv)
+
+TAB := $(shell printf '\t')
+
+.DELETE_ON_ERROR:
+.PHONY: cycle plan fetch extract history graph rank lambda state next report
+
+# The steps, by name, as wa-cycle(1) runs them one by one.
+# A run killed by SIGKILL may leave the temporary files of the tools
+# (.NAME.XXXXXX) in the cycle directory; the complete cycle removes them.
+cycle: $(C)/report.txt
+	find '$(C)' -mindepth 1 -maxdepth 1 -name '.*' -exec rm -rf {} +
+	ln -sfn cycle-$(N) '$(STATE)/.current.tmp'
+	mv -T '$(STATE)/.current.tmp' '$(STATE)/current'
+plan: $(C)/plan.tsv
+fetch: $(C)/fetch.log
+extract: $(C)/links.tsv
+history: $(C)/history.tsv
+graph: $(C)/graph
+rank: $(C)/importance.tsv
+lambda: $(C)/lambda.tsv
+state: $(C)/state.tsv
+next: $(C)/next.tsv
+report: $(C)/report.txt
+
+$(C):
+	mkdir -p '$@'
+
+# The fetch list: the seeds in the first cycle; then the plan the last
+# cycle made, followed by the seeds it did not know (reason seed,
+# priority 0).  The seeds file is order-only: editing it during a cycle
+# does not restart the cycle.
+$(C)/plan.tsv: | $(STATE)/seeds.tsv $(C)
+	$(call tool,url) -q '$(STATE)/seeds.tsv' >'$@.url'
+ifeq ($(PREV),)
+	awk -F '$(TAB)' -v OFS='$(TAB)' '!seen[$$1]++ { u[++n] = $$1 } \
+		END { for (i = 1; i <= n; i++) print u[i], "seed", n - i + 1, "-" }' \
+		'$@.url' >'$@.tmp'
+else
+	cut -f1 '$(P)/state.tsv' >'$@.known'
+	cut -f1 '$@.url' | sort -u | comm -23 - '$@.known' >'$@.new'
+	awk -F '$(TAB)' -v OFS='$(TAB)' 'NR == FNR { new[$$1] = 1; next } \
+		$$1 in new && !seen[$$1]++ { print $$1, "seed", 0, "-" }' \
+		'$@.new' '$@.url' | cat '$(P)/next.tsv' - >'$@.tmp'
+	rm -f '$@.known' '$@.new'
+endif
+	rm -f '$@.url'
+	mv '$@.tmp' '$@'
+
+# The WARC file is renamed by wa-fetch when complete, the log after it:
+# a fetch killed before its log is renamed is run again from the start.
+$(C)/fetch.log: $(C)/plan.tsv
+	rm -f '$(C)'/crawl*.warc.gz
+	$(call tool,fetch) $(FETCH_OPTS) -o '$(C)/crawl.warc.gz' '$<' >'$@.tmp'
+	mv '$@.tmp' '$@'
+
+$(C)/links.tsv: $(C)/fetch.log
+	$(call tool,extract) -q $(EXTRACT_FLAGS) -p '$(C)/pages.tmp' \
+		'$(C)'/crawl*.warc.gz >'$@.tmp'
+	mv '$(C)/pages.tmp' '$(C)/pages.tsv'
+	mv '$@.tmp' '$@'
+
+# The observations of the fetch log extend the history (wa-formats(5));
+# types.tsv keeps the type of every page fetched, fetched.tsv the last
+# 2xx or 304 row of every URL (the validators of the next fetch, -p) and
+# access.tsv the time of every URL's last observation.
+$(C)/history.tsv: $(C)/links.tsv
+	awk -F '$(TAB)' -v OFS='$(TAB)' '$$3 ~ /^(2[0-9][0-9]|304)$$/ \
+		{ print $$1, $$2, $$9, $$7 }' '$(C)/fetch.log' | \
+		sort -t '$(TAB)' -k1,1 -k2,2n >'$@.obs'
+	sort -m -u -t '$(TAB)' -k1,1 -k2,2n $(if $(PREV),'$(P)/history.tsv') \
+		'$@.obs' >'$@.tmp'
+	awk -F '$(TAB)' -v OFS='$(TAB)' '$$2 != "error" { print $$1, $$2 }' \
+		'$(C)/pages.tsv' | sort -u -t '$(TAB)' -k1,1 >'$(C)/types.new'
+	$(if $(PREV),join -t '$(TAB)' -v 1 '$(P)/types.tsv' '$(C)/types.new',:) | \
+		sort -m -t '$(TAB)' -k1,1 - '$(C)/types.new' >'$(C)/types.tmp'
+	awk -F '$(TAB)' '$$3 ~ /^(2[0-9][0-9]|304)$$/' '$(C)/fetch.log' | \
+		cat $(if $(PREV),'$(P)/fetched.tsv') - | sort -s -t '$(TAB)' -k1,1 | \
+		awk -F '$(TAB)' '$$1 != u && NR > 1 { print l } { u = $$1; l = $$0 } \
+			END { if (NR) print l }' >'$(C)/fetched.tmp'
+	awk -F '$(TAB)' -v OFS='$(TAB)' '$$1 != u && NR > 1 { print u, t } \
+		{ u = $$1; t = $$2 } END { if (NR) print u, t }' '$@.tmp' \
+		>'$(C)/access.tmp'
+	mv '$(C)/types.tmp' '$(C)/types.tsv'
+	mv '$(C)/fetched.tmp' '$(C)/fetched.tsv'
+	mv '$(C)/access.tmp' '$(C)/access.tsv'
+	rm -f '$@.obs' '$(C)/types.new'
+	mv '$@.tmp' '$@'
+
+# wa-linkmat replaces the graph directory atomically.
+$(C)/graph: $(C)/history.tsv
+	$(call tool,linkmat) -q $(LINKMAT_FLAGS) $(if $(PREV),-u '$(P)/graph') \
+		-p '$(C)/pages.tsv' -o '$@' '$(C)/links.tsv'
+
+# Importance and usefulness in the same scans, from the last cycle's
+# importance; -v puts the residual of every iteration in rank.log.
+$(C)/importance.tsv: $(C)/graph
+	$(call tool,pagerank) -v $(RANK_FLAGS) \
+		$(if $(PREV),--init '$(P)/importance.tsv') \
+		-U '$(C)/usefulness.tmp' -o '$@.tmp' '$<' 2>'$(C)/rank.tmp'
+	mv '$(C)/rank.tmp' '$(C)/rank.log'
+	mv '$(C)/usefulness.tmp' '$(C)/usefulness.tsv'
+	mv '$@.tmp' '$@'
+
+$(C)/lambda.tsv: $(C)/history.tsv
+	$(call tool,lambda) -q $(LAMBDA_FLAGS) -o '$@' '$<'
+
+# The page state (wa-formats(5)), without categories.
+$(C)/state.tsv: $(C)/importance.tsv $(C)/lambda.tsv
+	join -t '$(TAB)' -a 1 -e - -o 0,2.2,1.2 '$(C)/importance.tsv' '$(C)/types.tsv' | \
+	join -t '$(TAB)' -a 1 -e - -o 0,1.2,1.3,2.2 - '$(C)/usefulness.tsv' | \
+	join -t '$(TAB)' -a 1 -e - -o 0,1.2,1.3,1.4,2.2 - '$(C)/lambda.tsv' | \
+	join -t '$(TAB)' -a 1 -e - -o 0,1.2,1.3,1.4,1.5,2.2 - '$(C)/access.tsv' | \
+	awk '{ print $$0 "\t-" }' >'$@.tmp'
+	mv '$@.tmp' '$@'
+
+# Pages outside SCOPE get the schedule override never; the rows of
+# OVERRIDES win over those.
+$(C)/next.tsv: $(C)/state.tsv
+ifneq ($(SCOPE)$(OVERRIDES),)
+	awk -F '$(TAB)' -v OFS='$(TAB)' -v scope='$(SCOPE)' \
+		'scope != "" && $$1 !~ scope { print $$1, "never", "-" }' '$<' | \
+		cat $(OVERRIDES) - | sort -s -t '$(TAB)' -k1,1 | \
+		awk -F '$(TAB)' '$$1 != u { print } { u = $$1 }' >'$(C)/overrides.tsv'
+endif
+	$(call tool,schedule) -q -G $(G) -T $(T) $(if $(NOW),--now $(NOW)) \
+		$(if $(SCOPE)$(OVERRIDES),--overrides '$(C)/overrides.tsv') \
+		$(SCHEDULE_FLAGS) -s '$(C)/summary.tsv' '$<' >'$@.tmp'
+	mv '$@.tmp' '$@'
+
+# The report: what the fetch found, the top pages, the rank residuals and
+# the plan's summary.
+$(C)/report.txt: $(C)/next.tsv
+	{ \
+	echo "cycle $(N)"; \
+	awk -F '$(TAB)' '$$2 != "-" { f++ } \
+		$$3 ~ /^(2[0-9][0-9]|304)$$/ && $$9 == "-" { n++ } \
+		$$9 == "1" { c++ } $$9 == "0" { u++ } \
+		$$3 !~ /^(2[0-9][0-9]|304)$$/ { e[$$3]++ } \
+		END { printf "urls %d\nfetched %d\nnew %d\nchanged %d\nunchanged %d\n", \
+			NR, f, n, c, u; fflush(); \
+			for (k in e) printf "error %s %d\n", k, e[k] | "sort"; \
+			close("sort") }' \
+		'$(C)/fetch.log'; \
+	echo "top 10 by importance:"; \
+	sort -t '$(TAB)' -k2,2gr -k1,1 '$(C)/importance.tsv' | head -10 | \
+		awk -F '$(TAB)' '{ printf "  %.6f %s\n", $$2, $$1 }'; \
+	echo "rank residuals:"; \
+	sed -n 's/.*\(iteration [0-9]*\): \(.*\); [0-9.]* s$$/  \1 \2/p' \
+		'$(C)/rank.log'; \
+	echo "plan summary:"; \
+	awk -F '$(TAB)' '{ printf "  %s %s\n", $$1, $$2 }' '$(C)/summary.tsv'; \
+	} >'$@.tmp'
+	mv '$@.tmp' '$@'
