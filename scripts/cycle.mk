@@ -44,7 +44,7 @@ C := $(STATE)/cycle-$(N)
 P := $(STATE)/cycle-$(PREV)
 
 FETCH_OPTS = -w $(WAIT) -r $(CONNECTIONS) -c $(PER_CONNECTION) \
-	$(if $(ALLOW_PRIVATE),--allow-private) \
+	$(if $(NOW),--now $(NOW)) $(if $(ALLOW_PRIVATE),--allow-private) \
 	$(foreach r,$(RESOLVE),--resolve $(r)) $(FETCH_FLAGS) \
 	$(if $(PREV),-p $(P)/fetched.tsv)
 
@@ -163,7 +163,8 @@ $(C)/state.tsv: $(C)/importance.tsv $(C)/lambda.tsv
 	mv '$@.tmp' '$@'
 
 # Pages outside SCOPE get the schedule override never; the rows of
-# OVERRIDES win over those.
+# OVERRIDES win over those.  The plan is for the next cycle, T after
+# this one (--ahead): right after a fetch no page is due.
 $(C)/next.tsv: $(C)/state.tsv
 ifneq ($(SCOPE)$(OVERRIDES),)
 	awk -F '$(TAB)' -v OFS='$(TAB)' -v scope='$(SCOPE)' \
@@ -172,8 +173,11 @@ ifneq ($(SCOPE)$(OVERRIDES),)
 		awk -F '$(TAB)' '$$1 != u { print } { u = $$1 }' >'$(C)/overrides.tsv'
 endif
 	$(call tool,schedule) -q -G $(G) -T $(T) $(if $(NOW),--now $(NOW)) \
+		--ahead $(T) \
 		$(if $(SCOPE)$(OVERRIDES),--overrides '$(C)/overrides.tsv') \
-		$(SCHEDULE_FLAGS) -s '$(C)/summary.tsv' '$<' >'$@.tmp'
+		$(SCHEDULE_FLAGS) -s '$(C)/summary.tsv' -F '$(C)/frequencies.tmp' \
+		'$<' >'$@.tmp'
+	mv '$(C)/frequencies.tmp' '$(C)/frequencies.tsv'
 	mv '$@.tmp' '$@'
 
 # The report: what the fetch found, the top pages, the rank residuals and

@@ -53,6 +53,7 @@ static const char usage[] =
     "  --warc-max-size SIZE      start a new WARC file past SIZE (1G)\n"
     "  --robots-cache DIR        keep robots.txt files in DIR for 24 hours\n"
     "  --resume LOG              skip the URLs LOG has an outcome for\n"
+    "  --now TIME                the clock starts at TIME (log, WARC-Date)\n"
     "  --connect-timeout SECONDS (10s)   --timeout SECONDS per request (120s)\n"
     "  --low-speed-limit SIZE (1K), --low-speed-time SECONDS (30s): abort slower\n"
     "  -q  no progress;  -v  a line per request;  -h  help;  --version\n"
@@ -81,11 +82,12 @@ static struct {
 	const char *agent;
 	char *robots_token;
 	struct curl_slist *resolve;
+	int64_t now;		/* --now; -1: the real clock */
 } opt = {
 	.wait = 5, .max_crawl_delay = 30, .connect_timeout = 10, .timeout = 120,
 	.low_speed_time = 30, .parallel = 32, .per_connection = 100,
 	.max_size = 10 << 20, .warc_max_size = 1 << 30, .low_speed_limit = 1024,
-	.agent = "wa-fetch/" WA_VERSION,
+	.agent = "wa-fetch/" WA_VERSION, .now = -1,
 };
 
 /* One input URL: the row it gets in the log is decided once. */
@@ -109,6 +111,7 @@ static struct progress pg;
 static uint64_t logged_rows;
 static volatile sig_atomic_t signals_seen;
 static int wake_pipe[2] = { -1, -1 };
+static struct timespec run_start;	/* real time the run began (--now) */
 
 /* Where the path of a canonical URL starts; NULL if it has none. */
 static const char *
@@ -132,6 +135,41 @@ url_origin(const char *url)
 {
 	const char *p = path_start(url);
 	return wa_strndup(url, p ? (size_t)(p - url) : strlen(url));
+}
+
+/* Microseconds of the real clock since the run began; never negative,
+ * should the real clock be set back during the run. */
+static int64_t
+run_elapsed_usec(int64_t sec, long usec)
+{
+	int64_t us = (sec - (int64_t)run_start.tv_sec) * 1000000 + usec -
+	    run_start.tv_nsec / 1000;
+	return us < 0 ? 0 : us;
+}
+
+/* The run's clock in Unix seconds: --now plus the real seconds elapsed
+ * since the run began, or the real time.  It dates what the run records;
+ * politeness delays and timeouts keep to the real clock. */
+static int64_t
+run_time(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	if (opt.now < 0)
+		return ts.tv_sec;
+	return opt.now + run_elapsed_usec(ts.tv_sec, ts.tv_nsec / 1000) / 1000000;
+}
+
+/* A transfer is stamped with the real time it started: --now moves the
+ * stamp, which dates its log row and its WARC records, to the run's clock. */
+static void
+stamp_run_clock(struct transfer *x)
+{
+	if (opt.now < 0)
+		return;
+	int64_t us = run_elapsed_usec(x->sec, x->usec);
+	x->sec = opt.now + us / 1000000;
+	x->usec = (long)(us % 1000000);
 }
 
 static void
@@ -186,6 +224,7 @@ start_page(struct site *site, struct job *job)
 	    last_on_connection(site));
 	struct fetch_prev *prev = strmap_get(&previous, entries[job->entry].url);
 
+	stamp_run_clock(x);
 	x->kind = TRANSFER_PAGE;
 	x->site = site;
 	x->job = *job;
@@ -211,6 +250,7 @@ start_robots(struct site *site)
 	struct transfer *x = transfer_new(&tcfg, url, ROBOTS_MAX_BYTES, false,
 	    last_on_connection(site));
 	free(url);
+	stamp_run_clock(x);
 	x->kind = TRANSFER_ROBOTS;
 	x->site = site;
 	if (curl_easy_setopt(x->easy, CURLOPT_FOLLOWLOCATION, 1L) != CURLE_OK ||
@@ -244,7 +284,7 @@ robots_from_cache(struct site *site)
 	size_t len;
 
 	if (!opt.robots_cache || !robotscache_load(opt.robots_cache, site->origin,
-	    (int64_t)time(NULL), &status, &body, &len))
+	    run_time(), &status, &body, &len))
 		return false;
 	site_set_robots(site, status < 300 ?
 	    robots_parse(body ? body : "", len, opt.robots_token) : robots_all(true));
@@ -385,7 +425,7 @@ finish_robots(struct transfer *x, CURLcode rc, double now)
 		r = robots_all(false);
 	}
 	if (opt.robots_cache && cache_status > 0)
-		robotscache_store(opt.robots_cache, site->origin, (int64_t)time(NULL),
+		robotscache_store(opt.robots_cache, site->origin, run_time(),
 		    cache_status, x->body.p, cache_status < 300 ? x->body.len : 0);
 	site_set_robots(site, r);
 	site_done(site, now, 0);
@@ -736,6 +776,7 @@ parse_options(int argc, char **argv)
 		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 		{ "low-speed-limit", required_argument, NULL, OPT_LOW_SPEED_LIMIT },
 		{ "low-speed-time", required_argument, NULL, OPT_LOW_SPEED_TIME },
+		{ "now", required_argument, NULL, WA_OPT_NOW },
 		WA_COMMON_LONGOPTS
 	};
 	int c;
@@ -811,6 +852,11 @@ parse_options(int argc, char **argv)
 		case OPT_LOW_SPEED_TIME:
 			opt.low_speed_time = opt_duration("--low-speed-time", optarg);
 			break;
+		case WA_OPT_NOW:
+			opt.now = opt_time("--now", optarg);
+			if (opt.now < 0)
+				wa_usage_error("--now: '%s' is before 1970", optarg);
+			break;
 		default:
 			wa_common_option(c);
 		}
@@ -831,6 +877,7 @@ main(int argc, char **argv)
 	wa_init(argc, argv, usage);
 	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
 		wa_die("libcurl could not start");
+	clock_gettime(CLOCK_REALTIME, &run_start);
 	parse_options(argc, argv);
 
 	strmap_init(&previous);

@@ -40,6 +40,7 @@ static const char usage[] =
     "  --overrides FILE   schedule overrides: url, never|now|period, seconds\n"
     "  --cash FILE      url, cash (wa-opic): ranks discovery instead of importance\n"
     "  --now TIME       the clock (now)\n"
+    "  --ahead TIME     plan the cycle that starts TIME after the clock (0)\n"
     "  -F FILE          every page's plan: url, f, due, capped\n"
     "  -s FILE          the summary as key, value rows\n"
     "  -q               no progress or summary on stderr\n"
@@ -48,7 +49,7 @@ static const char usage[] =
 
 enum {
 	OPT_ALPHA = WA_OPT_FIRST_TOOL, OPT_CHI, OPT_DISCOVER_XML,
-	OPT_DISCOVER_HTML, OPT_CATEGORIES, OPT_OVERRIDES, OPT_CASH,
+	OPT_DISCOVER_HTML, OPT_CATEGORIES, OPT_OVERRIDES, OPT_CASH, OPT_AHEAD,
 };
 
 /* Beyond year 9999 a due time means "not in any foreseeable cycle". */
@@ -880,9 +881,11 @@ main(int argc, char **argv)
 		{ "overrides", required_argument, NULL, OPT_OVERRIDES },
 		{ "cash", required_argument, NULL, OPT_CASH },
 		{ "now", required_argument, NULL, WA_OPT_NOW },
+		{ "ahead", required_argument, NULL, OPT_AHEAD },
 		WA_COMMON_LONGOPTS
 	};
 	char *stdin_only[] = { "-" };
+	double ahead = 0;
 	int c;
 
 	wa_init(argc, argv, usage);
@@ -927,10 +930,15 @@ main(int argc, char **argv)
 		case WA_OPT_NOW:
 			now = opt_time("--now", optarg);
 			break;
+		case OPT_AHEAD:
+			ahead = opt_duration("--ahead", optarg);
+			break;
 		default:
 			wa_common_option(c);
 		}
 	}
+	/* A batch plans at the end of one cycle the fetches of the next. */
+	now += (int64_t)ahead;
 	if (bandwidth == 0)
 		wa_usage_error("-G PAGES_PER_DAY is required");
 	if (share_xml + share_html > 100)

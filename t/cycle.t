@@ -23,13 +23,18 @@ cycle() {	# STATE [wa-cycle args]: one cycle of the test web
 # crawl-test-web.t, so its links and pages are the hand-written ones.
 a=$tmp/a
 mkdir "$a" && cp "$web/seeds.txt" "$a/seeds.tsv"
+before=$(date +%s)
 ok "wa-cycle runs cycle 1" cycle "$a" --now $now1
+after=$(date +%s)
 c1=$a/cycle-1
 is "$(readlink "$a/current")" cycle-1 "current points at cycle 1"
 is "$(cut -f1,2 "$c1/plan.tsv" | tr '\t' ' ' | sort -u | head -3)" \
 	"$(sort -u "$web/seeds.txt" | head -3 | sed 's/$/ seed/')" "the plan of cycle 1 is the seeds"
 is "$(cut -f1 "$c1/plan.tsv")" "$(cat "$web/seeds.txt")" "in their order"
 is "$(cut -f1 "$c1/fetch.log" | sort)" "$(sort "$web/seeds.txt")" "every seed is fetched once"
+is "$(awk -F '\t' -v lo=$now1 -v hi=$((now1 + after - before)) \
+	'$2 != "-" && ($2 < lo || $2 > hi)' "$c1/fetch.log")" "" \
+	"on the clock of --now: fetch times from NOW to NOW + the seconds the cycle ran"
 sort -u "$c1/links.tsv" >"$tmp/links1"
 sort "$c1/links.tsv" >"$tmp/links1.all"
 same_file "$tmp/links1" "$web/expected/links.tsv" "the links are the hand-written ones"
@@ -53,6 +58,10 @@ is "$(cut -f1 "$c1/state.tsv")" "$(cat "$tmp/nodes")" "the page state has every 
 is "$(awk -F '\t' '$6 != "-"' "$c1/state.tsv" | wc -l)" "$ngood" "with an access for the pages fetched"
 is "$(awk -F '\t' '$1 == "rows" { print $2 }' "$c1/summary.tsv")" 25 "the plan holds G x T = 25 rows"
 is "$(grep -Evc '^http://[a-z]+\.test:8080/' "$c1/next.tsv")" 0 "and nothing outside SCOPE"
+wa-schedule -q -G 100 -T 6h --now $((now1 + 21600)) --overrides "$c1/overrides.tsv" \
+	-F "$tmp/freq1" "$c1/state.tsv" >"$tmp/next1"
+same_file "$c1/next.tsv" "$tmp/next1" "the plan is made for the next cycle, T = 6h later"
+same_file "$c1/frequencies.tsv" "$tmp/freq1" "with every page's frequency beside it"
 disallowed=$(awk -F '\t' '$2 == "disallow"' "$web/expected/robots.tsv" | cut -f1 |
 	join - "$(sort "$web/seeds.txt" >"$tmp/s"; echo "$tmp/s")" | wc -l)
 r=$c1/report.txt

@@ -118,6 +118,36 @@ is "$(cut -f 1,3,11 "$tmp/log")" "$U/page.txt	private-address	-" \
 is "$(wc -l <"$tmp/nginx-one/logs/access.log")" "$requests" "and gets no request"
 is "$(echo "$U/page.txt" | wa-fetch $R -q | cut -f 3)" 200 "URLs are read from stdin"
 
+# --now: the run's clock starts at TIME plus the real time elapsed; the
+# log rows and the WARC-Dates follow it, the delay (-w 1) stays real.
+printf '%s\n' $U/index.html $U/page.txt >"$tmp/now-urls"
+t0=$(date -u -d 2027-01-15T00:00:00Z +%s)
+before=$(date +%s)
+wa-fetch --resolve one.test:8080:$a --allow-private -w 1 -q --now 2027-01-15T00:00:00Z \
+	-o "$tmp/now.warc.gz" "$tmp/now-urls" >"$tmp/log"
+after=$(date +%s)
+t1=$(row $U/index.html | col 2) t2=$(row $U/page.txt | col 2)
+ok "--now: fetch times are TIME plus the seconds elapsed" \
+	test "$t1" -ge "$t0" -a "$t2" -le $((t0 + after - before))
+ok "the delay between two requests to a site is real time" test "$t2" -ge $((t1 + 1))
+warcio_tsv "$tmp/now.warc.gz" warc-type warc-target-uri warc-date >"$tmp/index"
+is "$(awk -F '\t' '$1 == "response" && $2 != u { print $2 "\t" substr($3, 1, 19) }' \
+	u=$U/robots.txt "$tmp/index")" \
+	"$(printf '%s\t%s\n' $U/index.html "$(date -u -d @$t1 +%Y-%m-%dT%H:%M:%S)" \
+		$U/page.txt "$(date -u -d @$t2 +%Y-%m-%dT%H:%M:%S)")" \
+	"the WARC-Dates of the pages are the times of their log rows"
+rdate=$(awk -F '\t' '$1 == "response" && $2 == u { print substr($3, 1, 19) }' \
+	u=$U/robots.txt "$tmp/index")
+tr=$(date -u -d "${rdate}Z" +%s)
+ok "robots.txt, asked first, is dated from TIME too" test "$tr" -ge "$t0" -a "$tr" -le "$t1"
+wa-fetch --resolve one.test:8080:$a --allow-private -w 0 -q --now $((t0 + 86400)) \
+	-p "$tmp/log" "$tmp/now-urls" >"$tmp/log2"
+is "$(cut -f 2,3,9 "$tmp/log2" | awk -F '\t' -v t=$((t0 + 86400)) -v e=$(($(date +%s) - after)) \
+	'$1 >= t && $1 <= t + e { $1 = "ok" } { print }')" "ok 304 0
+ok 304 0" "a day later in Unix seconds, unchanged pages answer 304"
+exits 2 "--now needs a time" wa-fetch --now soon "$tmp/urls"
+exits 2 "--now before 1970 is refused" wa-fetch --now 1969-12-31 "$tmp/urls"
+
 # Bad options and files.
 exits 2 "-r 0 is a usage error" wa-fetch -r 0 "$tmp/urls"
 exits 2 "--resolve needs HOST:PORT:ADDR" wa-fetch --resolve nothing "$tmp/urls"

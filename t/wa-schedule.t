@@ -47,6 +47,15 @@ http://a.example/	refresh	2	1021600
 http://c.example/	refresh	1	1021600
 EOF2
 is "$(grep '^due' "$tmp/summary")" "due${tab}0" "and the summary counts no due page"
+# --ahead moves the clock: 1003400 s plus 6 h is the hand example's 1025000.
+exits 0 "--ahead 6h" wa-schedule -G 11 -T 6h --alpha 1 --now 1003400 --ahead 6h \
+    -s "$tmp/summary" "$tmp/hand"
+same_file "$tmp/stdout" - "plans as the clock plus 6 h would: the due pages" <<'EOF2'
+http://a.example/	refresh	2	1021600
+http://c.example/	refresh	1	1021600
+EOF2
+is "$(grep '^due' "$tmp/summary")" "due${tab}2" "and counts them due"
+exits 2 "--ahead takes a duration" wa-schedule -G 11 --ahead soon "$tmp/hand"
 exits 0 "-q" wa-schedule -q -G 11 -T 6h --alpha 1 --now 1025000 "$tmp/hand"
 is "$(cat "$tmp/stderr")" "" "-q: nothing on stderr"
 
