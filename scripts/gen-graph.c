@@ -10,11 +10,30 @@
  *             leaving it), which gives a power-law in-degree of exponent
  *             -g; out-degrees are geometric around d, a fraction -D of the
  *             pages have none.
+ *   web       the powerlaw model made like the web for wa-partition's
+ *             benchmark (scripts/bench-partition): sites of Zipf sizes
+ *             whose pages sit in directories of -B pages; a fraction -l
+ *             (default 0.9) of the links stay in their site, and of these
+ *             a fraction -L in their directory (to a page drawn with the
+ *             Zipf law on its rank in the directory: the directory's index
+ *             pages are popular), the others to a page of the site drawn
+ *             with the Zipf law on its rank (the home page's directory is
+ *             the most popular); of the links that leave the site a
+ *             fraction -R go to a related site, one of a cluster of about
+ *             -C sites (the clusters are random sets of sites, not
+ *             neighbours in URL order), drawn with a Zipf law on the
+ *             members' rank by size, the others to any site as in
+ *             powerlaw.
+ *             Seed 002 (Castillo, Figure 6.3) shows how skewed site sizes
+ *             are; the link fractions are assumptions: the seeds measure
+ *             none of them.
  *
  * Page p (0 <= p < n) is http://sSITE.example/pPAGE with both numbers
  * zero-padded to a fixed width, sites being ranges of consecutive pages: so
- * the byte order of the URLs and their SURT order are both the order of p,
- * and a graph id given by wa-linkmat equals p when every page is a node
+ * the byte order of the URLs and their SURT order are both the order of p
+ * (with -m web the page is http://sSITE.example/dDIR/pPAGE, DIR numbered
+ * in the site: the same holds), and a graph id given by wa-linkmat equals
+ * p when every page is a node
  * (-P lists them all).  A page's links depend only on the seed, the model
  * parameters and p.  No self links, no duplicate links. */
 #include <errno.h>
@@ -29,32 +48,45 @@
 #include "wa.h"
 
 static const char usage[] =
-    "usage: gen-graph [-n PAGES] [-d DEGREE] [-m uniform|powerlaw] [-s SEED]\n"
+    "usage: gen-graph [-n PAGES] [-d DEGREE] [-m uniform|powerlaw|web] [-s SEED]\n"
     "                 [-f tsv|ids|bin|none] [-S SITESIZE] [-l LOCAL] [-g GAMMA]\n"
-    "                 [-D DANGLING] [-P PAGES_OUT] [-x XML] [-o OUT]\n"
+    "                 [-D DANGLING] [-B DIRSIZE] [-L DIRLOCAL] [-C CLUSTER]\n"
+    "                 [-R RELATED] [-P PAGES_OUT] [-x XML] [-o OUT]\n"
     "Writes a random directed graph as links TSV (src<TAB>dst) on stdout.\n"
     "  -n PAGES     pages: a number, with K M G (powers of 1024), or 2^K\n"
     "               (default 2^16)\n"
     "  -d DEGREE    average out-links per page (default 10)\n"
-    "  -m MODEL     uniform (default) or powerlaw (sites, power-law in-degree)\n"
+    "  -m MODEL     uniform (default), powerlaw (sites, power-law in-degree)\n"
+    "               or web (powerlaw with directories and related sites)\n"
     "  -s SEED      the random seed (default 1); same seed, same graph\n"
     "  -f FORMAT    tsv: URLs (default); ids: 'src dst' page numbers;\n"
     "               bin: u32 src, u32 dst little-endian pairs; none: only -P\n"
-    "  -S SITESIZE  average pages per site (default 1000 uniform, 200 powerlaw)\n"
-    "  -l LOCAL     powerlaw: fraction of links inside the site (default 0.8)\n"
-    "  -g GAMMA     powerlaw: exponent of the in-degree law (default 2.1)\n"
+    "  -S SITESIZE  average pages per site (default 1000 uniform, 200 powerlaw\n"
+    "               and web)\n"
+    "  -l LOCAL     powerlaw, web: fraction of links inside the site\n"
+    "               (default 0.8 powerlaw, 0.9 web)\n"
+    "  -g GAMMA     powerlaw, web: exponent of the in-degree law (default 2.1)\n"
     "  -D DANGLING  fraction of pages without out-links (default 0 uniform,\n"
-    "               0.05 powerlaw)\n"
+    "               0.05 powerlaw and web)\n"
+    "  -B DIRSIZE   web: pages per directory (default 32)\n"
+    "  -L DIRLOCAL  web: fraction of a site's links inside the directory\n"
+    "               (default 0.6)\n"
+    "  -C CLUSTER   web: average sites per cluster of related sites\n"
+    "               (default 16)\n"
+    "  -R RELATED   web: fraction of the links leaving a site that go to\n"
+    "               its cluster (default 0.8)\n"
     "  -P FILE      also write the pages TSV (url<TAB>html|xml) of every page\n"
     "  -x XML       fraction of the pages typed xml in -P (default 0.1)\n"
     "  -o FILE      write the links there instead of stdout\n"
     "  -h           this help\n";
 
-enum model { UNIFORM, POWERLAW };
+enum model { UNIFORM, POWERLAW, WEB };
 enum format { F_TSV, F_IDS, F_BIN, F_NONE };
 
 static uint64_t n = 1 << 16, seed = 1;
-static double degree = 10, local = 0.8, gamma_in = 2.1, dangling = -1, xml = 0.1;
+static double degree = 10, local = -1, gamma_in = 2.1, dangling = -1, xml = 0.1;
+static double dir_local = 0.6, related = 0.8, cluster_avg = 16;
+static uint64_t dir_size = 32;
 static double site_avg = 0;
 static enum model model = UNIFORM;
 static enum format format = F_TSV;
@@ -63,6 +95,11 @@ static uint64_t nsites;
 static uint64_t *site_lo;	/* nsites + 1 */
 static int page_width, site_width;
 static double rank_a;		/* Zipf exponent on ranks: 1 / (gamma - 1) */
+static int dir_width;		/* web: digits of a directory number */
+static uint64_t nclusters;	/* web: the related sites of each cluster, */
+static uint64_t *cluster_lo;	/* members of cluster c in member[cluster_lo[c] */
+static uint64_t *member;	/* .. cluster_lo[c + 1]), by site number */
+static uint64_t *cluster_of;	/* a site's cluster */
 
 /* Output through a large buffer and write(2). */
 static char *obuf;
@@ -213,6 +250,12 @@ put_url(char *p, uint64_t page, uint64_t site)
 {
 	memcpy(p, "http://s", 8);
 	p = put_num(p + 8, site, site_width);
+	if (model == WEB) {
+		memcpy(p, ".example/d", 10);
+		p = put_num(p + 10, (page - site_lo[site]) / dir_size, dir_width);
+		memcpy(p, "/p", 2);
+		return put_num(p + 2, page, page_width);
+	}
 	memcpy(p, ".example/p", 10);
 	return put_num(p + 10, page, page_width);
 }
@@ -258,6 +301,51 @@ make_sites(void)
 	free(size);
 }
 
+/* web: sites in clusters of related sites.  A site's cluster comes from
+ * a hash of the seed and its number, so that the members of a cluster are
+ * scattered over the URL order. */
+static void
+make_clusters(void)
+{
+	nclusters = (uint64_t)((double)nsites / cluster_avg);
+	if (nclusters < 1)
+		nclusters = 1;
+	cluster_of = wa_calloc(nsites, sizeof *cluster_of);
+	cluster_lo = wa_calloc(nclusters + 1, sizeof *cluster_lo);
+	member = wa_calloc(nsites, sizeof *member);
+	for (uint64_t k = 0; k < nsites; k++) {
+		uint64_t x = seed * 0x9e3779b97f4a7c15ULL ^ (k + 1) * 0xd1342543de82ef95ULL;
+		cluster_of[k] = splitmix(&x) % nclusters;
+		cluster_lo[cluster_of[k] + 1]++;
+	}
+	for (uint64_t c = 0; c < nclusters; c++)
+		cluster_lo[c + 1] += cluster_lo[c];
+	uint64_t *at = wa_calloc(nclusters, sizeof *at);
+	for (uint64_t k = 0; k < nsites; k++)
+		member[cluster_lo[cluster_of[k]] + at[cluster_of[k]]++] = k;
+	free(at);
+}
+
+/* web: the target of one link of page p of site (in directory dlo ..
+ * dlo + dn); *vs its site. */
+static uint64_t
+web_target(struct rng *r, uint64_t site, uint64_t dlo, uint64_t dn, uint64_t *vs)
+{
+	uint64_t lo = site_lo[site], size = site_lo[site + 1] - lo;
+	if (size > 1 && rng_unit(r) < local) {
+		*vs = site;
+		if (dn > 1 && rng_unit(r) < dir_local)
+			return dlo + zipf(r, dn, rank_a);
+		return lo + zipf(r, size, rank_a);
+	}
+	uint64_t c = cluster_of[site], cn = cluster_lo[c + 1] - cluster_lo[c];
+	if (cn > 1 && rng_unit(r) < related)
+		*vs = member[cluster_lo[c] + zipf(r, cn, 1.0)];
+	else
+		*vs = zipf(r, nsites, 1.0);
+	return site_lo[*vs] + zipf(r, site_lo[*vs + 1] - site_lo[*vs], rank_a);
+}
+
 #define NO_SITE UINT64_MAX
 
 static bool
@@ -297,10 +385,15 @@ links_of(uint64_t p, uint64_t site, uint64_t *t, uint64_t *ts, uint64_t max)
 	if (k > n - 1)
 		k = n - 1;
 	uint64_t lo = site_lo[site], size = site_lo[site + 1] - lo;
+	uint64_t dlo = lo + (p - lo) / dir_size * dir_size, dn = size - (dlo - lo);
+	if (dn > dir_size)
+		dn = dir_size;
 	for (uint64_t i = 0; i < k; i++) {
 		uint64_t v = p, vs = NO_SITE;
 		for (int tries = 0; tries < 64 && (v == p || have(t, i, v)); tries++) {
-			if (model == UNIFORM || tries >= 32) {
+			if (model == WEB && tries < 32)
+				v = web_target(&r, site, dlo, dn, &vs);
+			else if (model == UNIFORM || tries >= 32) {
 				v = rng_below(&r, n);
 				vs = NO_SITE;
 			} else if (size > 1 && rng_unit(&r) < local) {
@@ -371,10 +464,12 @@ main(int argc, char **argv)
 {
 	static const struct option longopts[] = { WA_COMMON_LONGOPTS };
 	const char *pages_out = NULL, *out = NULL;
-	int c;
+	int c, web_options = 0;
 
 	wa_init(argc, argv, usage);
-	while ((c = getopt_long(argc, argv, "D:d:f:g:hl:m:n:o:P:qS:s:x:", longopts, NULL)) != -1)
+	while ((c = getopt_long(argc, argv, "B:C:D:d:f:g:hL:l:m:n:o:P:qR:S:s:x:", longopts, NULL)) != -1) {
+		if (c == 'B' || c == 'C' || c == 'L' || c == 'R')
+			web_options++;
 		switch (c) {
 		case 'n': n = parse_pages(optarg); break;
 		case 'd': degree = opt_double("-d", optarg, 0, 1e6); break;
@@ -383,8 +478,10 @@ main(int argc, char **argv)
 				model = UNIFORM;
 			else if (strcmp(optarg, "powerlaw") == 0)
 				model = POWERLAW;
+			else if (strcmp(optarg, "web") == 0)
+				model = WEB;
 			else
-				wa_usage_error("-m: unknown model '%s' (uniform, powerlaw)", optarg);
+				wa_usage_error("-m: unknown model '%s' (uniform, powerlaw, web)", optarg);
 			break;
 		case 's': seed = opt_count("-s", optarg, 0, UINT64_MAX); break;
 		case 'f':
@@ -406,16 +503,33 @@ main(int argc, char **argv)
 		case 'P': pages_out = optarg; break;
 		case 'x': xml = opt_double("-x", optarg, 0, 1); break;
 		case 'o': out = optarg; break;
+		case 'B': dir_size = opt_count("-B", optarg, 1, UINT32_MAX); break;
+		case 'L': dir_local = opt_double("-L", optarg, 0, 1); break;
+		case 'C': cluster_avg = opt_double("-C", optarg, 1, 1e12); break;
+		case 'R': related = opt_double("-R", optarg, 0, 1); break;
 		default: wa_common_option(c);
 		}
+	}
 	if (optind != argc)
 		wa_usage_error("unexpected argument '%s'", argv[optind]);
+	if (web_options && model != WEB)
+		wa_usage_error("-B, -C, -L and -R are for -m web");
+	if (local < 0)
+		local = model == WEB ? 0.9 : 0.8;
 	if (dangling < 0)
 		dangling = model == UNIFORM ? 0 : 0.05;
 	rank_a = 1 / (gamma_in - 1);
 	make_sites();
 	page_width = digits(n - 1);
 	site_width = digits(nsites - 1);
+	if (model == WEB) {
+		make_clusters();
+		uint64_t most = 0;
+		for (uint64_t k = 0; k < nsites; k++)
+			if (site_lo[k + 1] - site_lo[k] > most)
+				most = site_lo[k + 1] - site_lo[k];
+		dir_width = digits((most - 1) / dir_size);
+	}
 	if (pages_out)
 		write_pages(pages_out);
 	if (format == F_NONE)
@@ -477,5 +591,8 @@ main(int argc, char **argv)
 	free(ts);
 	free(obuf);
 	free(site_lo);
+	free(cluster_of);
+	free(cluster_lo);
+	free(member);
 	return 0;
 }

@@ -9,13 +9,17 @@
  * and Partition I and II with local improvement (sec. 5.3).  The rules
  * file is man/wa-formats.5 "Partition rules".
  *
- * Partition II is run from three starts, each locally improved by moves
- * and then exchanges of superpages, and the best kept: the paper's greedy on superpages; the same greedy on whole
- * subtrees (sites, directories) that splits only what does not fit; and
- * runs of superpages in key order.  A crawler that ends within the
- * tolerance of the ideal time counts as on time, so that crossing links
- * decide among balanced choices: the paper's min max T_i alone would
- * trade any number of crossing links for the last page of balance.
+ * Partition II is run from four starts, each locally improved by moves
+ * and then exchanges of superpages, and the best kept: the paper's greedy
+ * on superpages; the same greedy on whole subtrees (sites, directories)
+ * that splits only what does not fit; runs of superpages in key order;
+ * and a multilevel partition of the superpage graph (Karypis and Kumar's
+ * scheme, the coarsening of seed 001 sec. 3), which places sites that
+ * link to each other together wherever they are in key order.  A crawler
+ * that ends within the tolerance of the ideal time counts as on time, so
+ * that crossing links decide among balanced choices: the paper's min max
+ * T_i alone would trade any number of crossing links for the last page
+ * of balance.
  *
  * Each node of the tree is a contiguous range of SURT keys, so that a
  * frontier of superpages is a list of key ranges:
@@ -56,7 +60,8 @@ static const char usage[] =
     "crawlers by superpages of the URL tree and writes the partition rules\n"
     "(SURT key, part).  With -a, appends the part of each row's first-column URL.\n"
     "  -k PARTS     number of crawlers\n"
-    "  -d DELTA     superpage threshold: Delta = W / (PARTS * DELTA) (default 20)\n"
+    "  -d DELTA     superpage threshold: Delta = W / (PARTS * DELTA)\n"
+    "               (default the larger of 20 and 6400 / PARTS)\n"
     "  -p ALGO      1: Partition I (load only); 2: Partition II, load and\n"
     "               crossing links (default 2)\n"
     "  -c COMM      crossing links handled in the time of one page (default 1000)\n"
@@ -73,6 +78,11 @@ static const char usage[] =
     "  -h           this help;  --version  the version\n"
     "See wa-partition(1).\n";
 
+/* Without -d, delta is 20 (seed 001's "typically, 20 or more") or more, so
+ * that there are about this many superpages: Partition II can only place
+ * related sites together, or cut a big site along its directories, when
+ * they are superpages of their own. */
+#define SUPERPAGES_MIN 6400
 #define HOT_MAX 200
 #define SAMPLE_MAX 200
 /* A node cut into more intervals than SAMPLE_MAX samples place well gets
@@ -141,7 +151,7 @@ struct rate_row {
 };
 
 static uint32_t nparts;
-static double delta = 20, comm = 1000, tolerance = 0.04;
+static double delta, comm = 1000, tolerance = 0.04;
 static int algorithm = 2;
 static uint64_t sort_memory = 256 << 20;
 static const char *weights_path, *rates_path, *previous_path, *out_path;
@@ -1281,6 +1291,308 @@ improve_swaps(void)
 	free(first);
 }
 
+/* ---- The multilevel start of Partition II ----
+ *
+ * Seed 001 sec. 3 coarsens the web graph into super-nodes that keep its
+ * locality, and partitions the coarse graph.  The superpages are such a
+ * coarsening by the URL tree; this start coarsens them further by the
+ * links (as METIS does, Karypis and Kumar 1998): superpages that share
+ * many links join one group, lightest first, as long as a group fits in
+ * a part, and the groups in turn, until a level hardly shrinks.  The
+ * coarsest groups go, heaviest first, to the part they have the most
+ * links with among those with room; each level on the way back moves its
+ * nodes to the part they link to most while the parts stay within the
+ * tolerance.  So related sites (linked superpages) end
+ * in one part, and a site too big for a part is cut where its pieces
+ * share the fewest links.  Loads here are weights: the rates of -r enter
+ * with the local improvement that follows, as for the other starts. */
+
+struct level {
+	uint32_t n;
+	double *w;
+	uint32_t *start;	/* n + 1: the edges of node v are start[v].. */
+	uint32_t *to;
+	double *links;
+	uint32_t *group;	/* the node of the next level that holds v */
+	uint32_t *part;
+};
+
+#define LEVELS_MAX 64
+
+static void
+level_free(struct level *l)
+{
+	free(l->w);
+	free(l->start);
+	free(l->to);
+	free(l->links);
+	free(l->group);
+	free(l->part);
+}
+
+static int
+by_weight_asc(const void *a, const void *b, void *arg)
+{
+	const double *w = arg;
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	if (w[x] != w[y])
+		return w[x] < w[y] ? -1 : 1;
+	return x < y ? -1 : x > y;
+}
+
+/* Groups the nodes of l (l->group, returns their number): each node in
+ * turn, lightest first, joins the group or the ungrouped neighbour it
+ * shares the most links with, if the sum weighs at most cap. */
+static uint32_t
+group_nodes(struct level *l, double cap, double *acc, uint32_t *seen)
+{
+	uint32_t *order = wa_calloc(l->n + 1, sizeof *order);
+	double *gw = wa_calloc(l->n + 1, sizeof *gw);
+	uint32_t ng = 0;
+	for (uint32_t v = 0; v < l->n; v++) {
+		order[v] = v;
+		l->group[v] = UINT32_MAX;
+	}
+	qsort_r(order, l->n, sizeof *order, by_weight_asc, l->w);
+	for (uint32_t o = 0; o < l->n; o++) {
+		uint32_t v = order[o];
+		if (l->group[v] != UINT32_MAX)
+			continue;
+		/* acc[] by group; an ungrouped neighbour u is scored as the
+		 * pair (v, u) under the id ng + u. */
+		size_t ns = 0;
+		for (uint32_t e = l->start[v]; e < l->start[v + 1]; e++) {
+			uint32_t u = l->to[e];
+			uint32_t g = l->group[u] != UINT32_MAX ? l->group[u] : ng + u;
+			if (acc[g] == 0)
+				seen[ns++] = g;
+			acc[g] += l->links[e];
+		}
+		uint32_t best = UINT32_MAX;
+		double best_links = 0;
+		for (size_t i = 0; i < ns; i++) {
+			uint32_t g = seen[i];
+			double w = g < ng ? gw[g] : l->w[g - ng];
+			if (w + l->w[v] <= cap && (acc[g] > best_links ||
+			    (acc[g] == best_links && g < best))) {
+				best = g;
+				best_links = acc[g];
+			}
+			acc[g] = 0;
+		}
+		if (best == UINT32_MAX || best >= ng) {
+			if (best != UINT32_MAX) {
+				l->group[best - ng] = ng;
+				gw[ng] = l->w[best - ng];
+			}
+			l->group[v] = ng;
+			gw[ng++] += l->w[v];
+		} else {
+			l->group[v] = best;
+			gw[best] += l->w[v];
+		}
+	}
+	free(order);
+	free(gw);
+	return ng;
+}
+
+/* The level of the groups of l. */
+static void
+coarsen(const struct level *l, uint32_t ng, struct level *c, double *acc, uint32_t *seen)
+{
+	uint32_t *first = wa_calloc(ng + 2, sizeof *first);
+	uint32_t *member = wa_calloc(l->n + 1, sizeof *member);
+	for (uint32_t v = 0; v < l->n; v++)
+		first[l->group[v] + 2]++;
+	for (uint32_t g = 0; g < ng; g++)
+		first[g + 2] += first[g + 1];
+	for (uint32_t v = 0; v < l->n; v++)
+		member[first[l->group[v] + 1]++] = v;
+	c->n = ng;
+	c->w = wa_calloc(ng + 1, sizeof *c->w);
+	c->start = wa_calloc(ng + 1, sizeof *c->start);
+	c->group = wa_calloc(ng + 1, sizeof *c->group);
+	c->part = wa_calloc(ng + 1, sizeof *c->part);
+	size_t cap = 0, ne = 0;
+	c->to = NULL;
+	c->links = NULL;
+	for (uint32_t g = 0; g < ng; g++) {
+		size_t ns = 0;
+		for (uint32_t m = first[g]; m < first[g + 1]; m++) {
+			uint32_t v = member[m];
+			c->w[g] += l->w[v];
+			for (uint32_t e = l->start[v]; e < l->start[v + 1]; e++) {
+				uint32_t h = l->group[l->to[e]];
+				if (h == g)
+					continue;
+				if (acc[h] == 0)
+					seen[ns++] = h;
+				acc[h] += l->links[e];
+			}
+		}
+		if (ne + ns > cap) {
+			cap = 2 * (ne + ns) + 16;
+			c->to = wa_reallocarray(c->to, cap, sizeof *c->to);
+			c->links = wa_reallocarray(c->links, cap, sizeof *c->links);
+		}
+		c->start[g] = (uint32_t)ne;
+		for (size_t i = 0; i < ns; i++) {
+			c->to[ne] = seen[i];
+			c->links[ne++] = acc[seen[i]];
+			acc[seen[i]] = 0;
+		}
+	}
+	c->start[ng] = (uint32_t)ne;
+	free(first);
+	free(member);
+}
+
+/* Moves the nodes of l to the part they share the most links with while
+ * that part stays at most cap; a node of a part above cap moves to the
+ * part with room that costs the fewest links. */
+static void
+refine_level(struct level *l, double *pload, double cap, double *acc, uint32_t *seen)
+{
+	for (int pass = 0; pass < 8; pass++) {
+		uint32_t moved = 0;
+		for (uint32_t v = 0; v < l->n; v++) {
+			uint32_t p = l->part[v];
+			if (l->w[v] == 0)
+				continue;
+			size_t ns = 0;
+			for (uint32_t e = l->start[v]; e < l->start[v + 1]; e++) {
+				uint32_t h = l->part[l->to[e]];
+				if (acc[h] == 0)
+					seen[ns++] = h;
+				acc[h] += l->links[e];
+			}
+			bool over = pload[p] > cap;
+			uint32_t best = UINT32_MAX;
+			double best_gain = over ? -INFINITY : 0;
+			for (size_t i = 0; i < ns; i++) {
+				uint32_t q = seen[i];
+				double gain = acc[q] - acc[p];
+				if (q != p && pload[q] + l->w[v] <= cap && gain > best_gain) {
+					best = q;
+					best_gain = gain;
+				}
+			}
+			if (over && best == UINT32_MAX) {
+				/* No linked part has room: the lightest part. */
+				uint32_t q = 0;
+				for (uint32_t h = 1; h < nparts; h++)
+					if (pload[h] < pload[q])
+						q = h;
+				if (q != p && pload[q] + l->w[v] <= cap)
+					best = q;
+			}
+			for (size_t i = 0; i < ns; i++)
+				acc[seen[i]] = 0;
+			if (best == UINT32_MAX)
+				continue;
+			pload[p] -= l->w[v];
+			pload[best] += l->w[v];
+			l->part[v] = best;
+			moved++;
+		}
+		if (!moved)
+			break;
+	}
+}
+
+static void
+multilevel(void)
+{
+	struct level lv[LEVELS_MAX];
+	uint32_t nlv = 1;
+	size_t nedges = sp[nsp - 1].adj_end;
+	double all = 0;
+
+	struct level *l = &lv[0];
+	l->n = (uint32_t)nsp;
+	l->w = wa_calloc(nsp + 1, sizeof *l->w);
+	l->start = wa_calloc(nsp + 1, sizeof *l->start);
+	l->to = wa_calloc(nedges + 1, sizeof *l->to);
+	l->links = wa_calloc(nedges + 1, sizeof *l->links);
+	l->group = wa_calloc(nsp + 1, sizeof *l->group);
+	l->part = wa_calloc(nsp + 1, sizeof *l->part);
+	for (uint32_t j = 0; j < nsp; j++) {
+		l->w[j] = sp[j].weight;
+		all += sp[j].weight;
+		l->start[j] = sp[j].adj_start;
+		for (uint32_t e = sp[j].adj_start; e < sp[j].adj_end; e++) {
+			l->to[e] = adj[e].to;
+			l->links[e] = adj[e].links;
+		}
+	}
+	l->start[nsp] = (uint32_t)nedges;
+
+	/* Scratch by node (2 n: group_nodes scores pairs too) and by part. */
+	double *acc = wa_calloc(2 * nsp + nparts + 1, sizeof *acc);
+	uint32_t *seen = wa_calloc(2 * nsp + nparts + 1, sizeof *seen);
+	double per_part = all / nparts, cap = (1 + tolerance) * per_part;
+	while (nlv < LEVELS_MAX) {
+		struct level *f = &lv[nlv - 1];
+		uint32_t ng = group_nodes(f, cap, acc, seen);
+		if (ng > 0.95 * f->n)
+			break;
+		coarsen(f, ng, &lv[nlv++], acc, seen);
+	}
+
+	/* The coarsest level: heaviest first, to the part with room it
+	 * shares the most links with, or else the lightest part. */
+	struct level *c = &lv[nlv - 1];
+	double *pload = wa_calloc(nparts, sizeof *pload);
+	uint32_t *order = wa_calloc(c->n + 1, sizeof *order);
+	for (uint32_t v = 0; v < c->n; v++) {
+		order[v] = v;
+		c->part[v] = UINT32_MAX;
+	}
+	qsort_r(order, c->n, sizeof *order, by_weight_asc, c->w);
+	for (uint32_t o = c->n; o-- > 0;) {
+		uint32_t v = order[o], best = 0;
+		size_t ns = 0;
+		for (uint32_t e = c->start[v]; e < c->start[v + 1]; e++) {
+			uint32_t h = c->part[c->to[e]];
+			if (h == UINT32_MAX)
+				continue;
+			if (acc[h] == 0)
+				seen[ns++] = h;
+			acc[h] += c->links[e];
+		}
+		for (uint32_t h = 1; h < nparts; h++)
+			if (pload[h] < pload[best])
+				best = h;
+		double best_links = 0;
+		for (size_t i = 0; i < ns; i++) {
+			uint32_t h = seen[i];
+			if (pload[h] + c->w[v] <= cap && acc[h] > best_links) {
+				best = h;
+				best_links = acc[h];
+			}
+			acc[h] = 0;
+		}
+		c->part[v] = best;
+		pload[best] += c->w[v];
+	}
+	free(order);
+	refine_level(c, pload, cap, acc, seen);
+	for (uint32_t i = nlv - 1; i-- > 0;) {
+		for (uint32_t v = 0; v < lv[i].n; v++)
+			lv[i].part[v] = lv[i + 1].part[lv[i].group[v]];
+		refine_level(&lv[i], pload, cap, acc, seen);
+	}
+	for (uint32_t j = 0; j < nsp; j++)
+		if (sp[j].weight > 0)
+			assign(j, l->part[j]);
+	for (uint32_t i = 0; i < nlv; i++)
+		level_free(&lv[i]);
+	free(pload);
+	free(acc);
+	free(seen);
+}
+
 /* Latest end (with the tolerance), then crossing links. */
 static void
 score(double *latest, double *links)
@@ -1332,10 +1644,11 @@ partition(uint32_t top)
 		/* Three starts, each locally improved; the best stays: the
 		 * greedy of Partition II on superpages (seed 001), the same on
 		 * whole subtrees first, and runs in key order. */
-		static const char *const start_name[] = { "superpages", "subtrees", "key order" };
+		static const char *const start_name[] = { "superpages", "subtrees", "key order",
+		    "multilevel" };
 		uint32_t *best = wa_calloc(nsp + 1, sizeof *best);
 		double best_latest = INFINITY, best_links = INFINITY;
-		for (int start = 0; start < 3; start++) {
+		for (int start = 0; start < 4; start++) {
 			for (uint32_t j = 0; j < nsp; j++)
 				sp[j].part = UINT32_MAX;
 			memset(load, 0, nparts * sizeof *load);
@@ -1344,8 +1657,10 @@ partition(uint32_t top)
 				greedy(order, n);
 			else if (start == 1)
 				greedy_units(top);
-			else
+			else if (start == 2)
 				key_order_runs();
+			else
+				multilevel();
 			improve();
 			improve_swaps();
 			double latest, links;
@@ -1697,6 +2012,8 @@ main(int argc, char **argv)
 			wa_usage_error("-c is for Partition II (-p 2)");
 		if (tolerance_given && algorithm != 2 && !previous_path)
 			wa_usage_error("-t is for Partition II (-p 2) and -P");
+		if (!delta)
+			delta = fmax(20, (double)SUPERPAGES_MIN / nparts);
 		make_rules(argv + optind, argc - optind);
 	}
 	url_cleanup();

@@ -5,14 +5,24 @@ keys" and looks rules up with bisect, sharing no code with the tool.
 
   partition-verify.py check RULES K          rules format: exits 1 with a message
   partition-verify.py tag RULES [FILE]       appends the part of column 1
-  partition-verify.py hash LINKS K...        the same for "url" and "host", all
-                                             K in one pass: "METHOD K max/avg crossing"
+  partition-verify.py hash LINKS K...        the same for "url", "host" and
+                                             "range", all K in one pass:
+                                             "METHOD K max/avg crossing"
+  partition-verify.py metis LINKS K...       the same for METIS (gpmetis, Debian's
+                                             metis) on the page graph, loads
+                                             within 5%: "metis K max/avg crossing"
   partition-verify.py eval K LINKS METHOD    prints "max/avg crossing-fraction"
-        METHOD: a rules file, "url" (hash of the URL) or "host" (hash of
-        host:port); the load is the number of distinct URLs of a part.
+        METHOD: a rules file, "url" (hash of the URL), "host" (hash of
+        host:port) or "range" (the URLs in SURT order cut into K runs of
+        equal length: a balanced cut along the URL tree that ignores the
+        links); the load is the number of distinct URLs of a part.
 """
+import array
 import bisect
+import os
+import subprocess
 import sys
+import tempfile
 import zlib
 
 
@@ -54,6 +64,18 @@ def lookup(rules, key):
     return parts[i - 1] if i else parts[0]
 
 
+def surt_rank(urls):
+    """The index of each URL in SURT order."""
+    return {u: i for i, u in enumerate(sorted(urls, key=lambda u: surt(u).encode()))}
+
+
+def range_parts(urls, k):
+    """Part of each URL when the URLs in SURT order are cut into k runs
+    whose lengths differ by at most one."""
+    rank = surt_rank(urls)
+    return {u: i * k // len(rank) for u, i in rank.items()}
+
+
 def part_fn(k, method):
     if method == "url":
         return lambda u: zlib.crc32(u.encode()) % k
@@ -61,6 +83,50 @@ def part_fn(k, method):
         return lambda u: zlib.crc32(u.split("://", 1)[1].split("/", 1)[0].encode()) % k
     rules = load_rules(method)
     return lambda u: lookup(rules, surt(u))
+
+
+def metis(path, ks):
+    """A reference for a balanced cut: METIS's k-way partition of the page
+    graph (a link in either direction is an edge weighing the number of
+    links), loads within 5% (-ufactor=50), no URL tree."""
+    ids, src, dst = {}, array.array("L"), array.array("L")
+    with open(path) as f:
+        for line in f:
+            cols = line.rstrip("\n").split("\t")
+            src.append(ids.setdefault(cols[0], len(ids)))
+            dst.append(ids.setdefault(cols[1], len(ids)))
+    n = len(ids)
+    keys = sorted(min(a, b) * n + max(a, b) for a, b in zip(src, dst) if a != b)
+    adj = [[] for _ in range(n)]
+    i = 0
+    while i < len(keys):
+        j = i
+        while j < len(keys) and keys[j] == keys[i]:
+            j += 1
+        a, b = divmod(keys[i], n)
+        adj[a].append((b, j - i))
+        adj[b].append((a, j - i))
+        i = j
+    nedges = sum(len(x) for x in adj) // 2
+    with tempfile.TemporaryDirectory() as tmp:
+        graph = os.path.join(tmp, "graph")
+        with open(graph, "w") as g:
+            g.write("%d %d 001\n" % (n, nedges))
+            for x in adj:
+                g.write(" ".join("%d %d" % (b + 1, w) for b, w in x) + "\n")
+        for k in ks:
+            if k == 1:
+                part = array.array("L", [0]) * n
+            else:
+                subprocess.run(["gpmetis", "-ufactor=50", graph, str(k)], check=True,
+                               stdout=subprocess.DEVNULL)
+                with open("%s.part.%d" % (graph, k)) as f:
+                    part = array.array("L", (int(x) for x in f))
+            load = [0] * k
+            for p in part:
+                load[p] += 1
+            cross = sum(part[a] != part[b] for a, b in zip(src, dst))
+            print("metis %d %.4f %.4f" % (k, max(load) / (n / k), cross / len(src) if src else 0))
 
 
 def main():
@@ -80,7 +146,15 @@ def main():
             sys.stdout.write("%s\t%d\n" % (line, lookup(rules, surt(line.split("\t", 1)[0]))))
     elif cmd == "eval":
         k = int(sys.argv[2])
-        part = part_fn(k, sys.argv[4])
+        if sys.argv[4] == "range":
+            urls = set()
+            with open(sys.argv[3]) as f:
+                for line in f:
+                    urls.update(line.rstrip("\n").split("\t")[:2])
+            ranges = range_parts(urls, k)
+            part = ranges.__getitem__
+        else:
+            part = part_fn(k, sys.argv[4])
         of = {}
         cross = links = 0
         with open(sys.argv[3]) as f:
@@ -100,12 +174,15 @@ def main():
         print("%.4f %.4f" % (max(load) / (len(of) / k), cross / links if links else 0))
     elif cmd == "hash":
         ks = [int(k) for k in sys.argv[3:]]
-        url_of, host_of = {}, {}
-        cross = {(m, k): 0 for m in ("url", "host") for k in ks}
+        url_of = {}
+        cross = {(m, k): 0 for m in ("url", "host", "range") for k in ks}
         links = 0
+        ids, src, dst = {}, array.array("L"), array.array("L")
         with open(sys.argv[2]) as f:
             for line in f:
                 cols = line.rstrip("\n").split("\t")
+                src.append(ids.setdefault(cols[0], len(ids)))
+                dst.append(ids.setdefault(cols[1], len(ids)))
                 h = []
                 for u in cols[:2]:
                     x = url_of.get(u)
@@ -124,6 +201,19 @@ def main():
                     load[x[i] % k] += 1
                 print("%s %d %.4f %.4f" % (m, k, max(load) / (len(url_of) / k),
                                            cross[m, k] / links if links else 0))
+        rank = surt_rank(ids)
+        at = array.array("L", [0]) * len(ids)
+        for u, i in ids.items():
+            at[i] = rank[u]
+        n = len(ids)
+        for k in ks:
+            load = [0] * k
+            for r in at:
+                load[r * k // n] += 1
+            c = sum(at[a] * k // n != at[b] * k // n for a, b in zip(src, dst))
+            print("range %d %.4f %.4f" % (k, max(load) / (n / k), c / links if links else 0))
+    elif cmd == "metis":
+        metis(sys.argv[2], [int(k) for k in sys.argv[3:]])
     else:
         sys.exit(__doc__)
 
