@@ -4,8 +4,8 @@
  * sec. 1 ("small edges"), Lemma 2.3, and Adaptive OPIC's window policies
  * of sec. 3: Interpolation, Variable Window, Fixed Window and Improved
  * Fixed Window (sec. 4).  The computation, on page ids, is
- * src/lib/opic.c; this file holds the URL table, reads the links and the
- * fetch log, keeps the state file and writes the output.  Time counts
+ * src/lib/opic.c; this file numbers the URLs (strmap.h), reads the links
+ * and the fetch log, keeps the state file and writes the output.  Time counts
  * page reads, or seconds taken from a wa-fetch log.  The state persists
  * in a binary file (binfile.h, the layout in man/wa-formats.5, "OPIC
  * state"). */
@@ -21,6 +21,7 @@
 
 #include "fetchlog.h"
 #include "opic.h"
+#include "strmap.h"
 #include "wa.h"
 
 static const char usage[] =
@@ -49,33 +50,11 @@ static const char usage[] =
 
 enum { OPT_NEXT = WA_OPT_FIRST_TOOL, OPT_MIN_MEASURES };
 
-/* URL -> number, in order of introduction: open addressing with linear
- * probing at most half full.  A slot holds the string, its number and 32
- * other bits of the hash, so that a probe compares strings only when those
- * agree; the strings sit in large blocks, not one allocation each. */
-struct urlslot {
-	const char *key;	/* NULL: empty */
-	uint32_t tag, id;
-};
-
-struct urltab {
-	struct urlslot *slot;
-	size_t mask;
-	const char **key;
-	size_t n, keycap;
-	char *block;
-	size_t block_left;
-	char **blocks;
-	size_t nblocks;
-};
-
-#define URL_BLOCK ((size_t)1 << 20)
-
 /* The OPIC state, and what wa-opic keeps beside it per page: its URL
  * (number = page id) and the reads + 1 of the read that last linked to
  * it, to drop a read's duplicate links. */
 static struct opic op;
-static struct urltab urls;
+static struct strmap urls;
 static uint64_t *mark;
 static size_t mark_cap;
 static uint64_t clamped;	/* for the note at the end */
@@ -83,7 +62,7 @@ static uint64_t clamped;	/* for the note at the end */
 /* The fetch log of -t: per URL its fetch times, in the log's order, and
  * the next one to take. */
 static struct {
-	struct urltab urls;
+	struct strmap urls;
 	size_t *first;		/* times of URL i: time[first[i] .. first[i+1]) */
 	size_t *next;
 	double *time;
@@ -94,121 +73,20 @@ static const char *focus;
 static double focus_share = 0.5;
 static struct progress pg;
 
-static uint64_t
-url_hash(const char *s, size_t len)
-{
-	uint64_t h = 0x9e3779b97f4a7c15ULL ^ len, w;
-	for (; len >= 8; s += 8, len -= 8) {
-		memcpy(&w, s, 8);
-		h = (h ^ w) * 0xbf58476d1ce4e5b9ULL;
-		h ^= h >> 31;
-	}
-	w = 0;
-	memcpy(&w, s, len);
-	h ^= w;
-	/* splitmix64's finaliser: every bit of h reaches the low bits */
-	h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	h = (h ^ (h >> 27)) * 0x94d049bb133111ebULL;
-	return h ^ (h >> 31);
-}
-
+/* Asks the cache for what a lookup of hash will read: its slot, and when
+ * the slot is already known its string and page.  Only a hint: the lookup
+ * itself is done later. */
 static void
-urltab_init(struct urltab *t)
+url_prefetch(uint64_t hash, bool deep)
 {
-	*t = (struct urltab){ .mask = 1023 };
-	t->slot = wa_calloc(t->mask + 1, sizeof *t->slot);
-}
-
-static void
-urltab_free(struct urltab *t)
-{
-	for (size_t i = 0; i < t->nblocks; i++)
-		free(t->blocks[i]);
-	free(t->blocks);
-	free(t->key);
-	free(t->slot);
-}
-
-static size_t
-urltab_slot(const struct urltab *t, const char *url, uint64_t h)
-{
-	size_t i = (size_t)h & t->mask;
-	for (; t->slot[i].key; i = (i + 1) & t->mask)
-		if (t->slot[i].tag == (uint32_t)(h >> 32) && strcmp(t->slot[i].key, url) == 0)
-			break;
-	return i;
-}
-
-static void
-urltab_grow(struct urltab *t)
-{
-	struct urlslot *old = t->slot;
-	size_t oldcap = t->mask + 1;
-	t->mask = 2 * oldcap - 1;
-	t->slot = wa_calloc(2 * oldcap, sizeof *t->slot);
-	for (size_t i = 0; i < oldcap; i++)
-		if (old[i].key)
-			t->slot[urltab_slot(t, old[i].key,
-			    url_hash(old[i].key, strlen(old[i].key)))] = old[i];
-	free(old);
-}
-
-/* The number of url (len bytes, hash h); a new one when absent and add,
- * else SIZE_MAX. */
-static size_t
-urltab_find_hashed(struct urltab *t, const char *url, size_t len, uint64_t h, bool add,
-    bool *added)
-{
-	size_t i = urltab_slot(t, url, h);
-	if (t->slot[i].key || !add)
-		return t->slot[i].key ? t->slot[i].id : SIZE_MAX;
-	if (t->n == OPIC_MAX_PAGES)
-		wa_die("more than %zu URLs", (size_t)OPIC_MAX_PAGES);
-	if (2 * (t->n + 1) > t->mask + 1) {
-		urltab_grow(t);
-		i = urltab_slot(t, url, h);
-	}
-	if (t->block_left < len + 1) {
-		size_t size = len + 1 > URL_BLOCK ? len + 1 : URL_BLOCK;
-		t->blocks = wa_reallocarray(t->blocks, t->nblocks + 1, sizeof *t->blocks);
-		t->blocks[t->nblocks++] = t->block = wa_malloc(size);
-		t->block_left = size;
-	}
-	if (t->n == t->keycap) {
-		t->keycap = t->keycap ? 2 * t->keycap : 1024;
-		t->key = wa_reallocarray(t->key, t->keycap, sizeof *t->key);
-	}
-	memcpy(t->block, url, len + 1);
-	t->slot[i] = (struct urlslot){ t->block, (uint32_t)(h >> 32), (uint32_t)t->n };
-	t->key[t->n] = t->block;
-	t->block += len + 1;
-	t->block_left -= len + 1;
-	*added = true;
-	return t->n++;
-}
-
-static size_t
-urltab_find(struct urltab *t, const char *url, bool add, bool *added)
-{
-	size_t len = strlen(url);
-	return urltab_find_hashed(t, url, len, url_hash(url, len), add, added);
-}
-
-/* Asks the cache for what a lookup of hash h will read: its slot, and
- * when the slot is already known its string and page.  Only a hint: the
- * lookup itself is done later. */
-static void
-urltab_prefetch(const struct urltab *t, uint64_t h, bool deep)
-{
-	const struct urlslot *s = &t->slot[(size_t)h & t->mask];
 	if (!deep) {
-		__builtin_prefetch(s);
+		strmap_prefetch_slot(&urls, hash);
 		return;
 	}
-	if (s->key && s->tag == (uint32_t)(h >> 32)) {
-		__builtin_prefetch(s->key);
-		opic_prefetch(&op, s->id, true);
-		__builtin_prefetch(&mark[s->id], 1);
+	size_t i = strmap_prefetch_key(&urls, hash);
+	if (i != STRMAP_NONE) {
+		opic_prefetch(&op, (uint32_t)i, true);
+		__builtin_prefetch(&mark[i], 1);
 	}
 }
 
@@ -216,10 +94,12 @@ urltab_prefetch(const struct urltab *t, uint64_t h, bool deep)
 static uint32_t
 intern_hashed(const char *url, size_t len, uint64_t hash)
 {
-	bool added = false;
-	size_t i = urltab_find_hashed(&urls, url, len, hash, true, &added);
+	bool added;
+	size_t i = strmap_add_hashed(&urls, url, len, hash, &added);
 	if (!added)
 		return (uint32_t)i;
+	if (i == OPIC_MAX_PAGES)
+		wa_die("more than %zu URLs", (size_t)OPIC_MAX_PAGES);
 	opic_add_page(&op, read_time);
 	if (op.cap > mark_cap) {
 		mark = wa_reallocarray(mark, op.cap, sizeof *mark);
@@ -232,7 +112,7 @@ intern_hashed(const char *url, size_t len, uint64_t hash)
 static const char *
 url_of(size_t i)
 {
-	return urls.key[i];
+	return strmap_key(&urls, i);
 }
 
 struct group {
@@ -280,7 +160,7 @@ load_fetch_log(const char *path)
 	uint32_t *id = NULL;
 	double *time = NULL;
 	size_t rows = 0, cap = 0;
-	urltab_init(&fl.urls);
+	strmap_init(&fl.urls);
 	while (tsv_next(t)) {
 		const char *c1 = t->col[1], *status = t->col[2], *redirect = t->col[9];
 		if (strcmp(c1, "-") == 0)
@@ -296,14 +176,16 @@ load_fetch_log(const char *path)
 				time = wa_reallocarray(time, cap, sizeof *time);
 			}
 			bool added;
-			id[rows] = (uint32_t)urltab_find(&fl.urls, k ? redirect : t->col[0],
-			    true, &added);
+			size_t i = strmap_add(&fl.urls, k ? redirect : t->col[0], &added);
+			if (added && i == OPIC_MAX_PAGES)
+				wa_die("more than %zu URLs", (size_t)OPIC_MAX_PAGES);
+			id[rows] = (uint32_t)i;
 			time[rows++] = (double)v;
 		}
 	}
 	tsv_close(t);
 	/* In order of URL, each URL's times in the log's order. */
-	size_t n = fl.urls.n;
+	size_t n = fl.urls.count;
 	fl.first = wa_calloc(n + 1, sizeof *fl.first);
 	fl.next = wa_reallocarray(NULL, n + 1, sizeof *fl.next);
 	fl.time = wa_reallocarray(NULL, rows + 1, sizeof *fl.time);
@@ -324,9 +206,9 @@ load_fetch_log(const char *path)
 static double
 fetch_time(const char *links, uint64_t line, const char *src, const char *log)
 {
-	size_t i = urltab_find(&fl.urls, src, false, NULL);
+	size_t i = strmap_find(&fl.urls, src);
 	unsigned long long l = (unsigned long long)line;
-	if (i == SIZE_MAX)
+	if (i == STRMAP_NONE)
 		wa_die("%s:%llu: no fetch time for %s in %s", links, l, src, log);
 	size_t have = fl.first[i + 1] - fl.first[i];
 	if (fl.next[i] == fl.first[i + 1])
@@ -411,17 +293,17 @@ read_links(const char *path, struct group *g, const char *log)
 		r->new_read = !last_src || strcmp(src, last_src) != 0;
 		if (r->new_read) {
 			r->src_len = strlen(src);
-			r->src_hash = url_hash(src, r->src_len);
+			r->src_hash = strmap_hash(src, r->src_len);
 			copy_text(&r->src, &r->src_cap, src, r->src_len);
 			copy_text(&last_src, &last_src_cap, src, r->src_len);
 		}
 		r->dst_len = strlen(dst);
-		r->dst_hash = url_hash(dst, r->dst_len);
+		r->dst_hash = strmap_hash(dst, r->dst_len);
 		copy_text(&r->dst, &r->dst_cap, dst, r->dst_len);
-		urltab_prefetch(&urls, r->dst_hash, false);
+		url_prefetch(r->dst_hash, false);
 		const struct row *mid = &ring[(got + LOOKAHEAD / 2) % LOOKAHEAD];
 		if (got - used >= LOOKAHEAD / 2)
-			urltab_prefetch(&urls, mid->dst_hash, true);
+			url_prefetch(mid->dst_hash, true);
 		got++;
 	}
 	for (; used < got; used++)
@@ -555,7 +437,7 @@ load(const char *path, const struct state_head *want, bool c_given, bool policy_
 {
 	struct bin_map m;
 	const char *msg;
-	urltab_init(&urls);
+	strmap_init(&urls);
 	opic_init(&op, (enum opic_policy)want->policy, (enum opic_unit)want->unit, want->c,
 	    want->window, want->keep);
 	struct stat sb;
@@ -610,8 +492,8 @@ load(const char *path, const struct state_head *want, bool c_given, bool policy_
 		if (!nul || nul == s)
 			wa_die("%s: URL %llu is %s", path, (unsigned long long)i,
 			    nul ? "empty" : "not NUL-terminated");
-		bool added = false;
-		if (urltab_find(&urls, s, true, &added) != i || !added)
+		bool added;
+		if (strmap_add(&urls, s, &added) != i || !added)
 			wa_die("%s: URL %llu appears twice: %s", path,
 			    (unsigned long long)i, s);
 		if (rec[i].measures > nmeas - used)
@@ -812,9 +694,9 @@ main(int argc, char **argv)
 	free_rows();
 	opic_free(&op);
 	free(mark);
-	urltab_free(&urls);
+	strmap_free(&urls, NULL);
 	if (log) {
-		urltab_free(&fl.urls);
+		strmap_free(&fl.urls, NULL);
 		free(fl.first);
 		free(fl.next);
 		free(fl.time);

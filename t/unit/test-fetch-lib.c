@@ -1,7 +1,7 @@
 /* The library pieces of wa-fetch against hand-computed values: the
  * address classes of netaddr.c (IANA special-purpose registries), the
- * decoded-size counter of decoded.c against zlib's own compressor, the
- * string map, and the politeness order of sites.c. */
+ * decoded-size counter of decoded.c against zlib's own compressor, and
+ * the politeness order of sites.c (the string map has t/strmap.t). */
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <zlib.h>
@@ -9,7 +9,6 @@
 #include "decoded.h"
 #include "netaddr.h"
 #include "sites.h"
-#include "strmap.h"
 #include "tap.h"
 #include "wa.h"
 
@@ -137,31 +136,6 @@ test_decoded(void)
 }
 
 static void
-test_strmap(void)
-{
-	struct strmap m;
-	char key[32];
-	static int values[5000];
-	bool all = true;
-
-	strmap_init(&m);
-	for (int i = 0; i < 5000; i++) {
-		snprintf(key, sizeof key, "http://site%d.test/", i);
-		strmap_put(&m, key, &values[i]);
-	}
-	for (int i = 0; i < 5000; i++) {
-		snprintf(key, sizeof key, "http://site%d.test/", i);
-		all &= strmap_get(&m, key) == &values[i];
-	}
-	ok(all && m.count == 5000, "5000 keys are found after growing");
-	ok(strmap_get(&m, "http://site5000.test/") == NULL, "a missing key is NULL");
-	strmap_put(&m, "http://site7.test/", &values[0]);
-	ok(strmap_get(&m, "http://site7.test/") == &values[0] && m.count == 5000,
-	    "putting a key again replaces its value");
-	strmap_free(&m, NULL);
-}
-
-static void
 test_sites(void)
 {
 	struct sites s;
@@ -202,7 +176,6 @@ main(void)
 {
 	test_netaddr();
 	test_decoded();
-	test_strmap();
 	test_sites();
 	printf("1..%d\n", tap_count);
 	return tap_failed != 0;
