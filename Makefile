@@ -5,6 +5,7 @@
 #   make check SANITIZE=1   the same suite with ASan+UBSan builds
 #   make check VALGRIND=1   the same suite with every tool under valgrind
 #   make demo            run the demonstration on the embedded test web
+#   make fuzz FUZZ_SECONDS=N   run each libFuzzer target N seconds (fuzz.mk)
 #   make deps            install missing Debian packages (needs root)
 #   make install PREFIX=/usr/local
 #   make clean
@@ -131,6 +132,9 @@ install: all
 clean:
 	rm -rf build bin
 
-.PHONY: all check check-run lint demo deps deps-check install clean vg-wrappers
+include fuzz.mk
+
+.PHONY: all check check-run lint demo deps deps-check install clean vg-wrappers \
+    fuzz fuzz-build
 .DELETE_ON_ERROR:
 .SECONDARY:

@@ -37,7 +37,7 @@ noreturn void wa_die(const char *fmt, ...)
 noreturn void wa_die_errno(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2)));
 void wa_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-void wa_vwarn(const char *fmt, va_list ap);
+void wa_vwarn(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
 /* A note shown unless -q: for summaries at the end of a run. */
 void wa_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

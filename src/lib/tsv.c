@@ -35,6 +35,9 @@ struct tsv_private {
 	uint64_t url_cols;		/* bit i: column i is a URL */
 };
 
+static void vreport(struct tsv *t, bool fatal, const char *fmt, va_list ap)
+	__attribute__((format(printf, 3, 0)));
+
 static void
 vreport(struct tsv *t, bool fatal, const char *fmt, va_list ap)
 {

@@ -2,12 +2,12 @@
  *
  * The work is split between us and libcurl.  We trim the input, cut the
  * fragment, tell the scheme and the authority apart, clean the host
- * (userinfo, percent-decoding, IDN, case, trailing dot) and the port, and
- * normalise the percent-encoding of path and query; libcurl then checks
- * the host, writes IP addresses in their normal form, resolves relative
- * references and removes dot-segments.  libcurl never sees a byte that
- * needs encoding, so its own encoder (which writes a space in a query as
- * '+') never runs. */
+ * (userinfo, percent-decoding, IDN, case, trailing dot) and the port,
+ * normalise the percent-encoding of path and query and merge relative
+ * references with their base; libcurl then checks the host, writes IP
+ * addresses in their normal form and removes dot-segments.  libcurl never
+ * sees a byte that needs encoding, so its own encoder (which writes a
+ * space in a query as '+') never runs. */
 #include <curl/curl.h>
 #include <idn2.h>
 #include <libpsl.h>
@@ -354,6 +354,8 @@ absolute(const char *scheme, const char *auth, size_t auth_len, const char *pq, 
 	return finish(cu, out, why);
 }
 
+static bool merge(const char *base, const char *ref, char *out, const char **why);
+
 /* The part of canonicalising shared by url_canon and url_resolve: s is
  * the cleaned input; base, if not NULL, a canonical URL. */
 static bool
@@ -391,21 +393,11 @@ canon(const char *s, const char *base, char *out, const char **why)
 		strcpy(out, base);
 		return true;
 	}
-	char buf[WORK_SIZE], *d = buf;
-	size_t first = strcspn(s, ":/?");
-	if (s[first] == ':') {
-		/* libcurl would take "1a:b" for a scheme. */
-		*d++ = '.';
-		*d++ = '/';
-	}
-	url_norm_percent(s, strlen(s), d);
-	CURLU *cu = handle();
-	CURLUcode rc = curl_url_set(cu, CURLUPART_URL, base, 0);
-	if (rc == CURLUE_OK)
-		rc = curl_url_set(cu, CURLUPART_URL, buf, 0);
-	if (rc != CURLUE_OK)
-		return curl_failed(rc, why);
-	return finish(cu, out, why);
+	/* A relative reference is merged as a string, not by libcurl, which
+	 * lost the empty segment of a base path "//a" ("http://h//a" and "c"
+	 * gave "http://h/c", not "http://h//c"; fuzz/url.c found it). */
+	char merged[URL_BUFSIZE];
+	return merge(base, s, merged, why) && canon(merged, NULL, out, why);
 }
 
 bool url_fast_path = true;
@@ -433,10 +425,11 @@ after_scheme(const char *s)
 /* Whether the cleaned input s is canonical already, as most URLs of a
  * crawl are, so that canon() would return it unchanged: http or https; a
  * host of lower-case letters, digits, '-' and '.' in non-empty labels,
- * the last one not a number; no port; a path from '/' and a query of bytes
- * that stand as they are (no '%', no brackets), no dot-segment, no empty
- * query.  It saves libcurl's parse on the way to the same string;
- * t/unit/test-url.c checks the two ways agree. */
+ * the last one neither a number nor starting with "0x"; no port; a path
+ * from '/' and a query of bytes that stand as they are (no '%', no
+ * brackets), no dot-segment, no empty query.  It saves libcurl's parse on
+ * the way to the same string; t/unit/test-url.c and fuzz/url.c check the
+ * two ways agree. */
 static bool
 already_canonical(const char *s)
 {
@@ -455,7 +448,9 @@ already_canonical(const char *s)
 		} else if (!(c >= '0' && c <= '9'))
 			break;
 	}
-	if (p == label || number || *p != '/')
+	/* A last label "0x..." may be a hexadecimal number, which makes the
+	 * host an IPv4 address ("0x7" is 0.0.0.7): libcurl tells. */
+	if (p == label || number || *p != '/' || (label[0] == '0' && label[1] == 'x'))
 		return false;
 	const char *seg = p + 1;
 	for (p++;; p++) {
@@ -480,17 +475,24 @@ already_canonical(const char *s)
 	return true;
 }
 
-bool
-url_canon(const char *in, char *out, const char **why)
+/* url_canon of the cleaned input s.  Cleaning again would be wrong: a
+ * control byte before a '#' ends the string once the fragment is cut,
+ * yet it belongs to the URL. */
+static bool
+canon_cleaned(const char *s, char *out, const char **why)
 {
-	char s[URL_BUFSIZE];
-	if (!clean_input(in, s, why))
-		return false;
 	if (url_fast_path && already_canonical(s)) {
 		strcpy(out, s);
 		return true;
 	}
 	return canon(s, NULL, out, why);
+}
+
+bool
+url_canon(const char *in, char *out, const char **why)
+{
+	char s[URL_BUFSIZE];
+	return clean_input(in, s, why) && canon_cleaned(s, out, why);
 }
 
 /* Merges the relative reference ref (cleaned, no scheme) with the
@@ -538,8 +540,8 @@ url_resolve(const char *base, const char *ref, char *out, const char **why)
 			return true;
 		}
 		if (scheme_length(s))
-			return url_canon(s, out, why);
-		return merge(base, s, b, why) && url_canon(b, out, why);
+			return canon_cleaned(s, out, why);
+		return merge(base, s, b, why) && canon_cleaned(b, out, why);
 	}
 	if (!url_canon(base, b, &ignored)) {
 		*why = "bad base URL";

@@ -907,12 +907,14 @@ parse_header(struct warc_reader *r, size_t start, size_t end, const char **why,
 				return -1;
 			}
 			/* Folded text: the previous value runs on, joined by a
-			 * space; the copy moves left over the removed bytes. */
+			 * space (none after an empty value, which would start
+			 * with it); the copy moves left over the removed bytes. */
 			char *s = line + strspn(line, " \t");
 			size_t vlen = strlen(last_value);
 			if (*s) {
 				size_t slen = strlen(s);
-				last_value[vlen++] = ' ';
+				if (vlen)
+					last_value[vlen++] = ' ';
 				memmove(last_value + vlen, s, slen + 1);
 				vlen += slen;
 			}

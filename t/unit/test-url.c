@@ -334,8 +334,9 @@ both_ways_agree(const char *in)
 	return false;
 }
 
-/* url_resolve merges relative references itself when the base is
- * canonical (the fast path); libcurl merges them otherwise. */
+/* url_resolve takes a canonical base as it is (the fast path) and cleans
+ * any other through libcurl first; either way it merges the reference
+ * itself (RFC 3986 sec. 5.2). */
 static void
 test_resolve_fast_path(void)
 {

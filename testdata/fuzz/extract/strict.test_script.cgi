@@ -1,0 +1,1 @@
+not a CGI script; served as a file
