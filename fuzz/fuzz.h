@@ -4,8 +4,8 @@
  *
  * A target checks invariants of its parser with fuzz_check: a violated one
  * prints what on stdout (as a TAP comment; `make fuzz` closes the
- * parsers' stderr, which bad input fills with warnings) and aborts, which libFuzzer records as a crash and the replay
- * test as a failure.  fuzz_checks counts the checks that held, so the
+ * parsers' stderr, which bad input fills with warnings) and aborts, which
+ * libFuzzer records as a crash and the replay test as a failure.  fuzz_checks counts the checks that held, so the
  * replay test can tell that something was checked at all.
  *
  * The readers of wa take a path; fuzz_path gives the input one without
