@@ -679,8 +679,10 @@ main(int argc, char **argv)
 	group_flush(&g);
 	progress_end(&pg);
 	opic_settle(&op);
-	save(state);
+	/* The state last: an output that cannot be written leaves the state
+	 * as it was, so that a rerun does not count the reads twice. */
 	write_output(next);
+	save(state);
 	if (clamped)
 		wa_note("%llu read%s earlier than the page's previous read or"
 		    " introduction taken at that time", (unsigned long long)clamped,

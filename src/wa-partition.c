@@ -1820,6 +1820,10 @@ write_pages(struct sorter *so)
 	if (ferror(so->out))
 		wa_die_errno("sort of the URLs");
 	free(line);
+	/* The rows past the last URL are read too, so that their order is
+	 * checked like the others'. */
+	while (more)
+		more = tsv_next(wt);
 	if (wt)
 		tsv_close(wt);
 	if (fflush(page_file) == EOF || ferror(page_file))

@@ -1,0 +1,250 @@
+#!/bin/sh
+# Faults at every step (issue 8): a missing or truncated input, an unsorted
+# input where sorted is required, a binary file with a flipped byte, a full
+# device (a 256K tmpfs, when this test may mount one; /dev/full for
+# standard output) for every tool that reads or writes them.  Each must
+# stop with exit 1 and a message naming the file (and its line or offset
+# where there is one), and leave the previous outputs as they were, with no
+# temporary file beside them.  Checks that t/wa-*.t already make (missing
+# files of wa-url, wa-extract, wa-lambda, wa-invrank -i; unsorted history,
+# state, overrides and rules; damaged graphs under wa-pagerank and
+# wa-invrank, damaged OPIC states) are repeated only where this test adds
+# the check of the previous outputs (the unsorted history and state).
+# wa-extract salvages a damaged WARC by design (wa-extract(1)): its -p
+# holds the records that could be read.
+. "$(dirname "$0")/lib.sh"
+gen=$(script_prog gen-graph) || skip_all "gen-graph is not built (make)"
+i=$tmp/in o=$tmp/out m=$tmp/full
+mkdir "$i" "$o" "$m"
+T=$(printf '\t')
+mounted=0
+trap 'if [ $mounted = 1 ]; then umount "$m" 2>/dev/null || umount -l "$m"; fi; t_cleanup' EXIT
+
+flip() {	# FILE OFFSET: one byte changed in place
+	printf '\377' | dd of="$1" bs=1 seek="$2" conv=notrunc 2>/dev/null
+}
+cut_at() {	# FILE BYTES NEW
+	head -c "$2" "$1" >"$3"
+}
+gz() { gzip -n -c "$1" >"$2"; }
+
+# The inputs: a generated graph and its ranks, a history, a page state, a
+# WARC of three pages (a gzip member each).
+"$gen" -n 400 -m powerlaw -S 8 -P "$i/pages.tsv" >"$i/links.tsv"
+gz "$i/links.tsv" "$i/links.gz"
+cut_at "$i/links.gz" $(($(wc -c <"$i/links.gz") / 2)) "$i/links.cut.gz"
+wa-linkmat -q -p "$i/pages.tsv" -o "$i/g" "$i/links.tsv"
+wa-pagerank -q -b "$i/imp.vec" -o "$i/imp.tsv" "$i/g"
+sort -r "$i/imp.tsv" >"$i/imp.unsorted"
+gz "$i/imp.tsv" "$i/imp.gz"
+cut_at "$i/imp.gz" 300 "$i/imp.cut.gz"
+cp "$i/imp.vec" "$i/imp.flip.vec" && flip "$i/imp.flip.vec" 200
+cut_at "$i/imp.vec" 1000 "$i/imp.cut.vec"
+cp -a "$i/g" "$i/g.flip" && flip "$i/g.flip/slice-0000" 70
+cp -a "$i/g" "$i/g.cut" && cut_at "$i/g/outdeg" 100 "$i/g.cut/outdeg"
+"$ROOT/scripts/gen-history" 300 >"$i/hist.tsv"
+gz "$i/hist.tsv" "$i/hist.gz"
+cut_at "$i/hist.gz" 1500 "$i/hist.cut.gz"
+awk -F '\t' -v OFS='\t' '{ print $1, "html", $2, $2, "0.5", (NR % 3 ? 1700000000 - NR * 600 : "-"), "-" }' \
+	"$i/imp.tsv" >"$i/state.tsv"
+gz "$i/state.tsv" "$i/state.gz"
+cut_at "$i/state.gz" 1000 "$i/state.cut.gz"
+{ sed -n 2p "$i/state.tsv"; sed -n 1p "$i/state.tsv"; } >"$i/state.unsorted"
+{ grep -m1 "^$(sed -n '$s/\t.*//p' "$i/hist.tsv")$T" "$i/hist.tsv"; cat "$i/hist.tsv"; } >"$i/hist.unsorted"
+page() {	# URL BODY: a gzip member of a WARC response record
+	body=$2
+	http=$(printf 'HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: %d\r\n\r\n%s' \
+		${#body} "$body")
+	printf 'WARC/1.1\r\nWARC-Type: response\r\nWARC-Target-URI: %s\r\nWARC-Date: 2026-01-01T00:00:00Z\r\nWARC-Record-ID: <urn:uuid:%s>\r\nContent-Type: application/http;msgtype=response\r\nContent-Length: %d\r\n\r\n%s\r\n\r\n' \
+		"$1" "$3" ${#http} "$http" | gzip -n
+}
+{
+	page http://a.test/ '<a href="/x">x</a><a href="http://b.test/">b</a>' 7f1c1c0e-0000-4000-8000-000000000001
+	page http://a.test/x '<a href="/">home</a>' 7f1c1c0e-0000-4000-8000-000000000002
+	page http://b.test/ '<a href="http://a.test/x">x</a>' 7f1c1c0e-0000-4000-8000-000000000003
+} >"$i/crawl.warc.gz"
+one=$(page http://a.test/ '<a href="/x">x</a><a href="http://b.test/">b</a>' 7f1c1c0e-0000-4000-8000-000000000001 | wc -c)
+cut_at "$i/crawl.warc.gz" $((one + 40)) "$i/crawl.cut.gz"
+cp "$i/crawl.warc.gz" "$i/crawl.flip.gz" && flip "$i/crawl.flip.gz" $((one + 60))
+wa-opic -q -s "$i/opic.st" "$i/links.tsv" >/dev/null
+cp "$i/opic.st" "$o/opic.st"
+ok "the inputs are made" test -s "$i/crawl.warc.gz" -a -s "$i/state.tsv" -a -s "$i/opic.st" \
+	-a -d "$i/g" -a -s "$i/hist.tsv"
+
+# The previous outputs: one good run of each tool.
+ok "wa-extract: a good run" wa-extract -q -p "$o/pages.tsv" "$i/crawl.warc.gz"
+is "$(cut -f1,2 "$tmp/stdout" | sort | tr '\t\n' ' ')" \
+	"http://a.test/ http://a.test/x http://a.test/ http://b.test/ http://a.test/x http://a.test/ http://b.test/ http://a.test/x " \
+	"which finds the links of the WARC"
+ok "wa-linkmat: a good run" wa-linkmat -q -p "$i/pages.tsv" -o "$o/g" "$i/links.tsv"
+ok "wa-pagerank: a good run" wa-pagerank -q -U "$o/use.tsv" -b "$o/imp.vec" -o "$o/imp.tsv" "$o/g"
+ok "wa-invrank: a good run" wa-invrank -q -b "$o/inv.vec" -o "$o/inv.tsv" "$o/g"
+ok "wa-lambda: a good run" wa-lambda -q -o "$o/lambda.tsv" "$i/hist.tsv"
+ok "wa-schedule: a good run" wa-schedule -q -G 100 --now 1700000000 -F "$o/freq.tsv" \
+	-s "$o/summary.tsv" "$i/state.tsv"
+ok "wa-partition: a good run" wa-partition -q -k 3 -o "$o/rules.tsv" "$i/links.tsv"
+cp -a "$o" "$tmp/previous"
+
+# fault TOOL WHAT MESSAGE CMD...: CMD exits 1; stderr has "TOOL: ...MESSAGE"
+# (an extended regex: the file, its line or offset, the reason); the
+# outputs in $o and $m are those of before, with no temporary file.
+fault() {
+	f_tool=$1 f_what=$2 f_msg=$3; shift 3
+	exits 1 "$f_tool: $f_what: exit 1" "$@"
+	like "$(cat "$tmp/stderr")" "^$f_tool: .*$f_msg" "$f_tool: $f_what: the message names it"
+	f_diff=$(diff -r "$tmp/previous" "$o" 2>&1)
+	[ $mounted = 1 ] && f_diff=$f_diff$(diff -r "$tmp/previous-full" "$m" 2>&1)
+	is "$f_diff" "" "$f_tool: $f_what: the previous outputs are intact, no temporary file"
+}
+# -q and the order of the options as the tools print usage; every path
+# absolute, so that the message names it in full.
+
+# wa-url
+fault wa-url "a truncated gzip input" "$i/links.cut.gz: truncated gzip data at byte [0-9]+" \
+	wa-url -q "$i/links.cut.gz"
+fault wa-url "standard output on a full device" "standard output: No space left on device" \
+	sh -c 'wa-url -q "$1" >/dev/full' sh "$i/links.tsv"
+
+# wa-extract: a damaged WARC is salvaged (wa-extract(1), EXIT STATUS: the
+# outputs hold every record that could be read), so -p goes elsewhere.
+fault wa-extract "a WARC cut in its second record" "$i/crawl.cut.gz: offset $one: truncated gzip member" \
+	wa-extract -q -p "$tmp/salvage.tsv" "$i/crawl.cut.gz"
+is "$(cut -f1 "$tmp/salvage.tsv" | tr '\n' ' ')" "http://a.test/ " "  and -p has the page before the cut"
+fault wa-extract "a WARC with a flipped byte" "$i/crawl.flip.gz: offset $one: " \
+	wa-extract -q -p "$tmp/salvage.tsv" "$i/crawl.flip.gz"
+is "$(cut -f1 "$tmp/salvage.tsv" | tr '\n' ' ')" "http://a.test/ http://b.test/ " \
+	"  and -p has the pages of the other records"
+fault wa-extract "standard output on a full device" "standard output: No space left on device" \
+	sh -c 'wa-extract -q -p "$1" "$2" >/dev/full' sh "$o/pages.tsv" "$i/crawl.warc.gz"
+
+# wa-linkmat
+fault wa-linkmat "a missing links file" "$i/nothing.tsv: No such file" \
+	wa-linkmat -q -o "$o/g" "$i/nothing.tsv"
+fault wa-linkmat "a truncated gzip links file" "$i/links.cut.gz: truncated gzip data at byte [0-9]+" \
+	wa-linkmat -q -o "$o/g" "$i/links.cut.gz"
+fault wa-linkmat "a missing pages file" "$i/nothing.tsv: No such file" \
+	wa-linkmat -q -p "$i/nothing.tsv" -o "$o/g" "$i/links.tsv"
+fault wa-linkmat "a missing old graph (-u)" "$i/nothing" \
+	wa-linkmat -q -u "$i/nothing" -o "$o/g" "$i/links.tsv"
+fault wa-linkmat "an old graph with a flipped byte (-u)" "$i/g.flip/slice-0000: payload checksum mismatch" \
+	wa-linkmat -q -u "$i/g.flip" -o "$o/g" "$i/links.tsv"
+fault wa-linkmat "an old graph with a truncated file (-u)" "$i/g.cut/outdeg: truncated" \
+	wa-linkmat -q -u "$i/g.cut" -o "$o/g" "$i/links.tsv"
+
+# wa-pagerank
+fault wa-pagerank "a missing graph" "$i/nothing/manifest: cannot open: No such file" \
+	wa-pagerank -q -o "$o/imp.tsv" "$i/nothing"
+fault wa-pagerank "--init: a vector with a flipped byte" "$i/imp.flip.vec: payload checksum mismatch" \
+	wa-pagerank -q --init "$i/imp.flip.vec" -U "$o/use.tsv" -o "$o/imp.tsv" "$o/g"
+fault wa-pagerank "--init: a truncated vector" "$i/imp.cut.vec: truncated" \
+	wa-pagerank -q --init "$i/imp.cut.vec" -o "$o/imp.tsv" "$o/g"
+fault wa-pagerank "--init: an unsorted importance" "$i/imp.unsorted:2: not sorted" \
+	wa-pagerank -q --init "$i/imp.unsorted" -o "$o/imp.tsv" "$o/g"
+fault wa-pagerank "--init: a truncated gzip importance" "$i/imp.cut.gz: truncated gzip data at byte [0-9]+" \
+	wa-pagerank -q --init "$i/imp.cut.gz" -o "$o/imp.tsv" "$o/g"
+fault wa-pagerank "-p: an unsorted personalisation" "$i/imp.unsorted:2: not sorted" \
+	wa-pagerank -q -p "$i/imp.unsorted" -o "$o/imp.tsv" "$o/g"
+fault wa-pagerank "-p: a missing personalisation" "$i/nothing.tsv: No such file" \
+	wa-pagerank -q -p "$i/nothing.tsv" -o "$o/imp.tsv" "$o/g"
+fault wa-pagerank "standard output on a full device" "standard output: No space left on device" \
+	sh -c 'wa-pagerank -q "$1" >/dev/full' sh "$o/g"
+
+# wa-invrank
+fault wa-invrank "a missing graph" "$i/nothing/manifest: cannot open: No such file" \
+	wa-invrank -q -o "$o/inv.tsv" "$i/nothing"
+fault wa-invrank "a truncated graph file" "$i/g.cut/outdeg: truncated" \
+	wa-invrank -q -o "$o/inv.tsv" "$i/g.cut"
+fault wa-invrank "-i: an unsorted importance" "$i/imp.unsorted:2: not sorted" \
+	wa-invrank -q -i "$i/imp.unsorted" -o "$o/inv.tsv" "$o/g"
+fault wa-invrank "-i: a truncated gzip importance" "$i/imp.cut.gz: truncated gzip data at byte [0-9]+" \
+	wa-invrank -q -i "$i/imp.cut.gz" -o "$o/inv.tsv" "$o/g"
+fault wa-invrank "standard output on a full device" "standard output: No space left on device" \
+	sh -c 'wa-invrank -q "$1" >/dev/full' sh "$o/g"
+
+# wa-lambda
+fault wa-lambda "a truncated gzip history" "$i/hist.cut.gz: truncated gzip data at byte [0-9]+" \
+	wa-lambda -q -o "$o/lambda.tsv" "$i/hist.cut.gz"
+fault wa-lambda "an unsorted history" "$i/hist.unsorted:2: not sorted by URL" \
+	wa-lambda -q --prior 1,7 -o "$o/lambda.tsv" "$i/hist.unsorted"
+fault wa-lambda "-O: a missing overrides file" "$i/nothing.tsv: No such file" \
+	wa-lambda -q -O "$i/nothing.tsv" -o "$o/lambda.tsv" "$i/hist.tsv"
+fault wa-lambda "standard output on a full device" "standard output: No space left on device" \
+	sh -c 'wa-lambda -q "$1" >/dev/full' sh "$i/hist.tsv"
+
+# wa-schedule
+fault wa-schedule "a missing state" "$i/nothing.tsv: No such file" \
+	wa-schedule -q -G 100 -F "$o/freq.tsv" -s "$o/summary.tsv" "$i/nothing.tsv"
+fault wa-schedule "a truncated gzip state" "$i/state.cut.gz: truncated gzip data at byte [0-9]+" \
+	wa-schedule -q -G 100 -F "$o/freq.tsv" -s "$o/summary.tsv" "$i/state.cut.gz"
+fault wa-schedule "an unsorted state, with -F and -s" "$i/state.unsorted:2: not sorted" \
+	wa-schedule -q -G 100 -F "$o/freq.tsv" -s "$o/summary.tsv" "$i/state.unsorted"
+fault wa-schedule "--overrides: a missing file" "$i/nothing.tsv: No such file" \
+	wa-schedule -q -G 100 --overrides "$i/nothing.tsv" -F "$o/freq.tsv" "$i/state.tsv"
+fault wa-schedule "--cash: an unsorted file" "$i/imp.unsorted:2: not sorted" \
+	wa-schedule -q -G 100 --cash "$i/imp.unsorted" -F "$o/freq.tsv" "$i/state.tsv"
+fault wa-schedule "standard output on a full device" "standard output: No space left on device" \
+	sh -c 'wa-schedule -q -G 100 "$1" >/dev/full' sh "$i/state.tsv"
+
+# wa-opic: its state is its previous output
+fault wa-opic "a missing links file" "$i/nothing.tsv: No such file" \
+	wa-opic -q -s "$o/opic.st" "$i/nothing.tsv"
+fault wa-opic "a truncated gzip links file" "$i/links.cut.gz: truncated gzip data at byte [0-9]+" \
+	wa-opic -q -s "$o/opic.st" "$i/links.cut.gz"
+fault wa-opic "-t: a missing fetch log" "$i/nothing.log: No such file" \
+	wa-opic -q -s "$tmp/new.st" -t "$i/nothing.log" "$i/links.tsv"
+# The state is saved after the output, so a failed write leaves it as it
+# was (a rerun does not count the reads twice).
+fault wa-opic "standard output on a full device" \
+	"standard output: No space left on device" \
+	sh -c 'wa-opic -q -s "$1" "$2" >/dev/full' sh "$o/opic.st" "$i/links.tsv"
+cp "$tmp/previous/opic.st" "$o/opic.st"
+
+# wa-partition
+fault wa-partition "a missing links file" "$i/nothing.tsv: No such file" \
+	wa-partition -q -k 3 -o "$o/rules.tsv" "$i/nothing.tsv"
+fault wa-partition "a truncated gzip links file" "$i/links.cut.gz: truncated gzip data at byte [0-9]+" \
+	wa-partition -q -k 3 -o "$o/rules.tsv" "$i/links.cut.gz"
+fault wa-partition "-w: a missing weights file" "$i/nothing.tsv: No such file" \
+	wa-partition -q -k 3 -w "$i/nothing.tsv" -o "$o/rules.tsv" "$i/links.tsv"
+fault wa-partition "-P: missing previous rules" "$i/nothing.tsv: No such file" \
+	wa-partition -q -k 3 -P "$i/nothing.tsv" -o "$o/rules.tsv" "$i/links.tsv"
+fault wa-partition "-a: missing rules" "$i/nothing.tsv: No such file" \
+	wa-partition -q -a "$i/nothing.tsv" "$i/links.tsv"
+
+# A full device: the outputs (and their old versions) on a 256K tmpfs
+# filled up.  Needs root (or a mount the test may make).
+if mount -t tmpfs -o size=256k tmpfs "$m" 2>/dev/null; then
+	mounted=1
+	cp -a "$o/g" "$o/imp.tsv" "$o/use.tsv" "$o/inv.tsv" "$o/lambda.tsv" "$o/freq.tsv" \
+		"$o/summary.tsv" "$o/opic.st" "$o/rules.tsv" "$o/pages.tsv" "$m/"
+	dd if=/dev/zero of="$m/filler" bs=4k 2>/dev/null
+	cp -a "$m" "$tmp/previous-full"
+	is "$(df -P "$m" | awk 'NR == 2 { print $4 }')" 0 "the tmpfs is full"
+	fault wa-extract "-p on a full device" "$m/pages.tsv: write failed: No space left on device" \
+		wa-extract -q -p "$m/pages.tsv" "$i/crawl.warc.gz"
+	fault wa-linkmat "-o on a full device" "$m/.g.[^/]*/[a-z]+: write failed: No space left on device" \
+		wa-linkmat -q -p "$i/pages.tsv" -o "$m/g" "$i/links.tsv"
+	fault wa-pagerank "-o and -U on a full device" "$m/(imp|use).tsv: write failed: No space left on device" \
+		wa-pagerank -q -U "$m/use.tsv" -o "$m/imp.tsv" "$o/g"
+	fault wa-invrank "-o on a full device" "$m/inv.tsv: write failed: No space left on device" \
+		wa-invrank -q -o "$m/inv.tsv" "$o/g"
+	fault wa-lambda "-o on a full device" "$m/lambda.tsv: write failed: No space left on device" \
+		wa-lambda -q -o "$m/lambda.tsv" "$i/hist.tsv"
+	fault wa-schedule "-F and -s on a full device" "$m/(freq|summary).tsv: write failed: No space left on device" \
+		sh -c 'exec wa-schedule -q -G 100 --now 1700000000 -F "$1" -s "$2" "$3" >/dev/null' sh \
+		"$m/freq.tsv" "$m/summary.tsv" "$i/state.tsv"
+	fault wa-opic "its state on a full device" "$m/opic.st: write failed: No space left on device" \
+		sh -c 'exec wa-opic -q -s "$1" "$2" >/dev/null' sh "$m/opic.st" "$i/links.tsv"
+	fault wa-partition "-o on a full device" "$m/rules.tsv: write failed: No space left on device" \
+		wa-partition -q -k 3 -o "$m/rules.tsv" "$i/links.tsv"
+else
+	echo "# no tmpfs could be mounted (not root?): the full-device cases of -o are skipped"
+fi
+
+# Weights past the last URL are read too: out of order, they are an error.
+awk -F '\t' -v OFS='\t' '{ print $1, NR % 7 + 1 }' "$i/imp.tsv" | sort -r >"$i/weights.unsorted"
+fault wa-partition "-w: unsorted weights" \
+	"$i/weights.unsorted:2: not sorted" \
+	wa-partition -q -k 3 -w "$i/weights.unsorted" -o "$o/rules.tsv" "$i/links.tsv"
+
+done_testing
