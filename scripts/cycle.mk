@@ -170,7 +170,8 @@ ifneq ($(SCOPE)$(OVERRIDES),)
 	awk -F '$(TAB)' -v OFS='$(TAB)' -v scope='$(SCOPE)' \
 		'scope != "" && $$1 !~ scope { print $$1, "never", "-" }' '$<' | \
 		cat $(OVERRIDES) - | sort -s -t '$(TAB)' -k1,1 | \
-		awk -F '$(TAB)' '$$1 != u { print } { u = $$1 }' >'$(C)/overrides.tsv'
+		awk -F '$(TAB)' '$$1 != u { print } { u = $$1 }' >'$(C)/overrides.tmp'
+	mv '$(C)/overrides.tmp' '$(C)/overrides.tsv'
 endif
 	$(call tool,schedule) -q -G $(G) -T $(T) $(if $(NOW),--now $(NOW)) \
 		--ahead $(T) \
