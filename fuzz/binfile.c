@@ -70,6 +70,27 @@ bin_stream(struct bin_reader *r, const char *path, const char *kind, uint32_t ve
 	return msg;
 }
 
+/* The streaming reader on path (the bytes of file, n of them, as a file
+ * or a pipe) accepts exactly what the model accepts, and reads the
+ * payload as it is. */
+static void
+check_stream(const char *path, const char *as, const unsigned char *file, size_t n,
+    bool model, const char *kind, uint32_t version, size_t record_bytes,
+    unsigned char *payload)
+{
+	struct bin_reader r;
+	size_t len;
+	const char *msg = bin_stream(&r, path, kind, version, record_bytes, payload, n, &len);
+
+	fuzz_check((msg == NULL) == model, "bin_reader on %s %s, the model %s", as,
+	    msg ? msg : "accepts", model ? "accepts" : "refuses");
+	if (msg)
+		bin_check_refusal(msg, path, "bin_reader");
+	else
+		fuzz_check(len == n - 64 && memcmp(payload, file + 64, len) == 0,
+		    "bin_read on %s gave other payload bytes", as);
+}
+
 static int
 bin_fuzz_one(const uint8_t *data, size_t size)
 {
@@ -131,16 +152,7 @@ bin_fuzz_one(const uint8_t *data, size_t size)
 	}
 
 	unsigned char *payload = wa_malloc(n + 1);
-	size_t len;
-	struct bin_reader r;
-	msg = bin_stream(&r, path, kind, version, record_bytes, payload, n, &len);
-	fuzz_check((msg == NULL) == model, "bin_reader on a file %s, the model %s",
-	    msg ? msg : "accepts", model ? "accepts" : "refuses");
-	if (msg)
-		bin_check_refusal(msg, path, "bin_reader");
-	else
-		fuzz_check(len == n - 64 && memcmp(payload, file + 64, len) == 0,
-		    "bin_read gave other payload bytes");
+	check_stream(path, "a file", file, n, model, kind, version, record_bytes, payload);
 	close(fd);
 
 	/* The same through a pipe, whose size is only known at its end. */
@@ -151,14 +163,7 @@ bin_fuzz_one(const uint8_t *data, size_t size)
 		wa_die_errno("pipe write");
 	close(p[1]);
 	snprintf(path, sizeof path, "/proc/self/fd/%d", p[0]);
-	msg = bin_stream(&r, path, kind, version, record_bytes, payload, n, &len);
-	fuzz_check((msg == NULL) == model, "bin_reader on a pipe %s, the model %s",
-	    msg ? msg : "accepts", model ? "accepts" : "refuses");
-	if (msg)
-		bin_check_refusal(msg, path, "bin_reader on a pipe");
-	else
-		fuzz_check(len == n - 64 && memcmp(payload, file + 64, len) == 0,
-		    "bin_read on a pipe gave other payload bytes");
+	check_stream(path, "a pipe", file, n, model, kind, version, record_bytes, payload);
 	close(p[0]);
 	free(payload);
 	free(file);

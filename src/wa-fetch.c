@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -46,6 +47,7 @@ static const char usage[] =
     "  -L N            follow up to N redirects (0: log them, do not follow)\n"
     "  -A AGENT        User-Agent; its product token picks robots.txt rules\n"
     "  --allow-private allow loopback, private and link-local addresses\n"
+    "  --allow-net CIDR          also allow the non-public addresses of CIDR\n"
     "  --insecure      do not verify TLS certificates\n"
     "  --resolve HOST:PORT:ADDR  connect to ADDR for HOST:PORT (repeatable)\n"
     "  --max-size SIZE           cap on a body, encoded or decoded (10M)\n"
@@ -60,7 +62,7 @@ static const char usage[] =
     "See wa-fetch(1).\n";
 
 enum {
-	OPT_ALLOW_PRIVATE = WA_OPT_FIRST_TOOL, OPT_INSECURE, OPT_RESOLVE,
+	OPT_ALLOW_PRIVATE = WA_OPT_FIRST_TOOL, OPT_ALLOW_NET, OPT_INSECURE, OPT_RESOLVE,
 	OPT_MAX_SIZE, OPT_MAX_CRAWL_DELAY, OPT_WARC_MAX_SIZE, OPT_ROBOTS_CACHE,
 	OPT_RESUME, OPT_CONNECT_TIMEOUT, OPT_TIMEOUT, OPT_LOW_SPEED_LIMIT,
 	OPT_LOW_SPEED_TIME,
@@ -82,6 +84,8 @@ static struct {
 	const char *agent;
 	char *robots_token;
 	struct curl_slist *resolve;
+	struct netaddr_block *allowed;
+	size_t nallowed;
 	int64_t now;		/* --now; -1: the real clock */
 } opt = {
 	.wait = 5, .max_crawl_delay = 30, .connect_timeout = 10, .timeout = 120,
@@ -181,12 +185,19 @@ log_row(const struct fetch_row *row, size_t entry)
 }
 
 /* A row for a URL that got no request: why is its status. */
+/* Column 10 of a job's row: the URL its redirects led to, if any. */
+static const char *
+hop_url(const struct job *job)
+{
+	return job->hops > 0 ? job->url : NULL;
+}
+
 static void
-log_unfetched(size_t entry, const char *why, const char *robots)
+log_unfetched(size_t entry, const char *why, const char *robots, const char *led_to)
 {
 	struct fetch_row row = { .url = entries[entry].url, .time = -1,
 	    .status = why, .bytes = -1, .last_modified = -1, .changed = -1,
-	    .robots = robots };
+	    .robots = robots, .redirect = led_to };
 	log_row(&row, entry);
 }
 
@@ -217,11 +228,54 @@ last_on_connection(const struct site *site)
 	return site->conn_pages + 1 >= opt.per_connection;
 }
 
+/* The HOST:PORT of a --resolve entry ("HOST:PORT:ADDR", a leading '+'
+ * for curl's timeout form) equals hostport, or its host is curl's
+ * wildcard "*" and the ports agree. */
+static bool
+resolve_entry_for(const char *entry, const char *hostport, size_t hostlen)
+{
+	const char *port = hostport + hostlen;	/* ":PORT" */
+	size_t portlen = strlen(port);
+	if (*entry == '+')
+		entry++;
+	if (strncasecmp(entry, hostport, hostlen) == 0 &&
+	    strncmp(entry + hostlen, port, portlen) == 0 && entry[hostlen + portlen] == ':')
+		return true;
+	return entry[0] == '*' && strncmp(entry + 1, port, portlen) == 0 &&
+	    entry[1 + portlen] == ':';
+}
+
+/* The --resolve entries a page of site may use: its requests do not
+ * follow redirects, so those for its own host and port. */
+static struct curl_slist *
+site_resolve(struct site *site)
+{
+	if (site->resolve_known)
+		return site->resolve;
+	site->resolve_known = true;
+	const char *host = strstr(site->origin, "://") + 3;
+	const char *v6end = *host == '[' ? strchr(host, ']') : NULL;
+	const char *colon = strchr(v6end ? v6end : host, ':');
+	char *hostport = colon ? wa_strdup(host) : wa_asprintf("%s:%s", host,
+	    strncmp(site->origin, "https:", 6) == 0 ? "443" : "80");
+	size_t hostlen = colon ? (size_t)(colon - host) : strlen(host);
+	for (struct curl_slist *e = opt.resolve; e; e = e->next) {
+		if (!resolve_entry_for(e->data, hostport, hostlen))
+			continue;
+		struct curl_slist *l = curl_slist_append(site->resolve, e->data);
+		if (!l)
+			wa_die("out of memory");
+		site->resolve = l;
+	}
+	free(hostport);
+	return site->resolve;
+}
+
 static void
 start_page(struct site *site, struct job *job)
 {
-	struct transfer *x = transfer_new(&tcfg, job->url, opt.max_size, true,
-	    last_on_connection(site));
+	struct transfer *x = transfer_new(&tcfg, job->url, site_resolve(site),
+	    opt.max_size, true, last_on_connection(site));
 	struct fetch_prev *prev = strmap_get(&previous, entries[job->entry].url);
 
 	stamp_run_clock(x);
@@ -247,8 +301,9 @@ static void
 start_robots(struct site *site)
 {
 	char *url = wa_asprintf("%s/robots.txt", site->origin);
-	struct transfer *x = transfer_new(&tcfg, url, ROBOTS_MAX_BYTES, false,
-	    last_on_connection(site));
+	/* It follows redirects, to any host: every entry. */
+	struct transfer *x = transfer_new(&tcfg, url, opt.resolve, ROBOTS_MAX_BYTES,
+	    false, last_on_connection(site));
 	free(url);
 	stamp_run_clock(x);
 	x->kind = TRANSFER_ROBOTS;
@@ -305,12 +360,12 @@ serve_site(struct site *site)
 	}
 	while (site_pop(&sites, site, &job)) {
 		if (site->closed) {
-			log_unfetched(job.entry, site->closed, NULL);
+			log_unfetched(job.entry, site->closed, NULL, hop_url(&job));
 			free(job.url);
 			continue;
 		}
 		if (!robots_allowed(site->robots, url_path(job.url))) {
-			log_unfetched(job.entry, "robots", "disallow");
+			log_unfetched(job.entry, "robots", "disallow", hop_url(&job));
 			free(job.url);
 			continue;
 		}
@@ -387,7 +442,7 @@ finish_robots(struct transfer *x, CURLcode rc, double now)
 		/* Nobody to ask: the site's pages would fail the same way. */
 		if (x->refused_private)
 			wa_warn("%s: refused: the host has a non-public address "
-			    "(--allow-private allows it)", site->origin);
+			    "(--allow-private or --allow-net allows it)", site->origin);
 		else
 			wa_warn("%s/robots.txt: %s", site->origin, curl_easy_strerror(rc));
 		site->closed = why_not;
@@ -561,9 +616,11 @@ finish_page(struct transfer *x, CURLcode rc, double now)
 			return;
 		}
 		row.status = "too-many-redirects";
-	}
-	if (job->hops > 0 && !row.redirect)
-		row.redirect = job->url;	/* where the redirects led */
+	} else if (opt.follow > 0 && rc == CURLE_OK && code >= 300 && code < 400 &&
+	    code != 304 && transfer_header(x, "Location"))
+		row.status = "bad-redirect";	/* not http(s), or not a URL */
+	if (!row.redirect)
+		row.redirect = hop_url(job);
 	archive(x, job->url, digest, transfer_truncation(x, rc), kind, prev);
 	log_row(&row, job->entry);
 	free(mime);
@@ -630,7 +687,7 @@ queue_entries(void)
 {
 	for (size_t i = 0; i < nentries; i++) {
 		if (entries[i].bad) {
-			log_unfetched(i, "bad-url", NULL);
+			log_unfetched(i, "bad-url", NULL, NULL);
 			continue;
 		}
 		char *origin = url_origin(entries[i].url);
@@ -729,12 +786,12 @@ run(void)
 	while (ninflight > 0) {
 		struct transfer *x = inflight[0];
 		if (x->kind == TRANSFER_PAGE)
-			log_unfetched(x->job.entry, "interrupted", NULL);
+			log_unfetched(x->job.entry, "interrupted", NULL, hop_url(&x->job));
 		retire(x);
 	}
 	for (size_t i = 0; i < nentries; i++)
 		if (!entries[i].logged)
-			log_unfetched(i, "interrupted", NULL);
+			log_unfetched(i, "interrupted", NULL, NULL);
 	return false;
 }
 
@@ -765,6 +822,7 @@ parse_options(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "allow-private", no_argument, NULL, OPT_ALLOW_PRIVATE },
+		{ "allow-net", required_argument, NULL, OPT_ALLOW_NET },
 		{ "insecure", no_argument, NULL, OPT_INSECURE },
 		{ "resolve", required_argument, NULL, OPT_RESOLVE },
 		{ "max-size", required_argument, NULL, OPT_MAX_SIZE },
@@ -809,6 +867,13 @@ parse_options(int argc, char **argv)
 			break;
 		case OPT_ALLOW_PRIVATE:
 			opt.allow_private = true;
+			break;
+		case OPT_ALLOW_NET:
+			opt.allowed = wa_reallocarray(opt.allowed, opt.nallowed + 1,
+			    sizeof *opt.allowed);
+			if (!netaddr_block_parse(optarg, &opt.allowed[opt.nallowed++]))
+				wa_usage_error("--allow-net: '%s' is not ADDR or ADDR/BITS "
+				    "with no bits set past BITS", optarg);
 			break;
 		case OPT_INSECURE:
 			opt.insecure = true;
@@ -908,8 +973,8 @@ main(int argc, char **argv)
 	    .connect_timeout = opt.connect_timeout, .timeout = opt.timeout,
 	    .low_speed_time = opt.low_speed_time,
 	    .low_speed_limit = opt.low_speed_limit, .insecure = opt.insecure,
-	    .allow_private = opt.allow_private, .resolve = opt.resolve,
-	    .share = share };
+	    .allow_private = opt.allow_private, .allowed = opt.allowed,
+	    .nallowed = opt.nallowed, .share = share };
 	/* Idle connections of sites waiting out their delay stay open. */
 	curl_multi_setopt(multi, CURLMOPT_MAXCONNECTS, (long)(2 * opt.parallel));
 	inflight = wa_calloc(opt.parallel, sizeof *inflight);
@@ -935,6 +1000,7 @@ main(int argc, char **argv)
 	free(inflight);
 	free(opt.robots_token);
 	curl_slist_free_all(opt.resolve);
+	free(opt.allowed);
 	curl_multi_cleanup(multi);
 	curl_share_cleanup(share);
 	curl_global_cleanup();

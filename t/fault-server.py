@@ -45,6 +45,8 @@ Every host's other paths are the fault paths:
   /short           200, Content-Length 1000, 100 bytes sent, then closed
   /bad-chunked     200, chunked; a good 16-byte chunk, then the chunk size
                    "zz", then the connection is closed
+  /redirect?to=U   302 to U, percent-decoded to raw bytes (any scheme, any
+                   address, any bytes: the tests aim redirects with it)
   /429             429 Too Many Requests, Retry-After: 2
   /503             503 Service Unavailable, Retry-After: 2
   anything else    404
@@ -58,6 +60,7 @@ import ssl
 import sys
 import threading
 import time
+import urllib.parse
 import zlib
 
 BIG_SIZE = 50 * 1024 * 1024
@@ -270,6 +273,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.end_headers()
             self.wfile.write(b"10\r\n<html><body>ok!!\r\nzz\r\nbroken")
             self.close_connection = True
+        elif path.startswith("/redirect?to="):
+            to = urllib.parse.unquote_to_bytes(path[len("/redirect?to="):])
+            self.redirect(to.decode("latin-1"))
         elif path in ("/429", "/503"):
             status = int(path[1:])
             self.send(status, b"<html><body>later</body></html>\n",

@@ -6,6 +6,10 @@
 # final name and the rerun gives the bytes of an uninterrupted run.  The
 # 50-point runs on larger inputs, and of a cycle from its seeds, are
 # benchmarks (scripts/kill-points --suite; its header shows the cycle).
+# scripts/bench-reliability runs this file with more points: KILL_POINTS
+# (5) for each tool, KILL_CYCLE_POINTS (3) for the cycle, KILL_SCALE (0.1)
+# for the inputs' size; with KILL_REPORT set it appends the lines of
+# kill-points (tool, points, mid-run, partial, mismatch) to that file.
 . "$(dirname "$0")/lib.sh"
 under_valgrind && skip_all "kill timing means nothing under valgrind"
 gen=$(script_prog gen-graph) || skip_all "gen-graph is not built (make)"
@@ -21,7 +25,7 @@ check() {	# REPORT-FILE
 	done <"$1"
 }
 
-"$PY" "$ROOT/scripts/kill-points" --suite -n 5 --scale 0.1 --gen "$gen" \
+"$PY" "$ROOT/scripts/kill-points" --suite -n "${KILL_POINTS:-5}" --scale "${KILL_SCALE:-0.1}" --gen "$gen" \
 	--dir "$tmp/suite" >"$tmp/suite.tsv" 2>"$tmp/suite.err"
 rc=$?
 is "$rc" 0 "kill-points --suite exits 0"
@@ -61,10 +65,11 @@ for o in links.tsv pages.tsv history.tsv types.tsv fetched.tsv access.tsv graph 
     next.tsv summary.tsv; do
 	outs="$outs -o $c/$o"
 done
-"$PY" "$ROOT/scripts/kill-points" -n 3 --name wa-cycle-after-fetch -d "$f" $outs \
+"$PY" "$ROOT/scripts/kill-points" -n "${KILL_CYCLE_POINTS:-3}" --name wa-cycle-after-fetch -d "$f" $outs \
 	"$cycle" >"$tmp/cycle2.tsv" 2>"$tmp/cycle2.err"
 is "$?" 0 "kill-points on wa-cycle after its fetch exits 0"
 sed 's/^/#   /' "$tmp/cycle2.err" | head -20
 check "$tmp/cycle2.tsv"
+[ -z "${KILL_REPORT:-}" ] || grep -hv '^#' "$tmp/suite.tsv" "$tmp/cycle2.tsv" >>"$KILL_REPORT"
 
 done_testing

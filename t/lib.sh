@@ -14,6 +14,10 @@
 #   web_start              serves testdata/web: WEB_SITES, WEB_RESOLVE (below)
 #   fault_start            starts t/fault-server.py: FAULT_RESOLVE... (below)
 #   under_valgrind         true under make check VALGRIND=1
+#   offline CMD...         CMD in a network namespace with no interface up
+#                          (unshare -n): a name lookup fails at once, no
+#                          query leaves the machine; `offline true` fails
+#                          where that cannot be done (not root)
 #   skip_all REASON / done_testing
 #
 # Tools run from $WA_BIN (bin/ by default; make check SANITIZE=1 and
@@ -154,7 +158,9 @@ t_addr() { echo "$t_net.$1"; }
 
 # Whether the tools run under valgrind (make check VALGRIND=1 puts
 # wrapper scripts in WA_BIN), where their time and memory are valgrind's.
-under_valgrind() { [ "$(head -c 2 "$WA_BIN/wa-url")" = '#!' ]; }
+under_valgrind() { grep -qs "^exec valgrind" "$WA_BIN/wa-url"; }
+
+offline() { unshare -n "$@"; }
 
 skip_all() { echo "1..0 # SKIP $1"; trap - EXIT; rm -rf "$tmp"; exit 0; }
 

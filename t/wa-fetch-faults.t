@@ -47,7 +47,42 @@ T=https://tls.test:8443
 is "$(fetch $T/ok | cut -f 1)" tls "a self-signed certificate is refused"
 is "$(fetch $T/ok --insecure | cut -f 1)" 200 "unless --insecure"
 is "$(fetch http://fault.test:1/ok --resolve fault.test:1:$FAULT_ADDR | cut -f 1)" connect "a closed port"
-is "$(fetch http://nosuchhost.invalid/ok | cut -f 1)" dns "an unknown host"
+if offline true 2>/dev/null; then
+	is "$(echo http://nosuchhost.test/ok | offline wa-fetch -q -w 0 | cut -f 3)" dns "an unknown host"
+else
+	ok "an unknown host # SKIP needs unshare -n (root)" true
+fi
+
+# Redirects aimed where a crawler must not go.  --allow-net lets the fault
+# server's address through and nothing else; inside.test names another
+# loopback address of this test, served by an nginx that must see no
+# request (loopback all the same: a failing check contacts nothing else).
+mkdir "$tmp/inside" && echo secret >"$tmp/inside/secret"
+nginx_start web-inside "$(t_addr 8)" 8080 "$tmp/inside"
+enc() { python3 -c 'import sys, urllib.parse; print(urllib.parse.quote(sys.argv[1], safe=""))' "$1"; }
+aim() {	# TARGET: fetch a redirect to TARGET and /ok with -L 2; $tmp/log, $tmp/err
+	printf '%s\n' "$F/redirect?to=$(enc "$1")" $F/ok | timeout 60 wa-fetch -q -w 0 -L 2 \
+	    --allow-net $FAULT_ADDR/32 $FAULT_RESOLVE --resolve inside.test:8080:$(t_addr 8) \
+	    >"$tmp/log" 2>"$tmp/err"
+	cut -f 3,10 "$tmp/log" | tr '\t\n' '  '
+}
+is "$(aim http://inside.test:8080/secret)" "private-address http://inside.test:8080/secret 200 - " \
+	"a redirect to a private address is refused, the target named; the crawl goes on"
+like "$(cat "$tmp/err")" "http://inside.test:8080: refused: the host has a non-public address" \
+	"with a reason on stderr"
+is "$(aim 'http://[::1]:8080/')" "private-address http://[::1]:8080/ 200 - " "so is IPv6 loopback"
+is "$(aim http://2130706433:8080/x)" "private-address http://127.0.0.1:8080/x 200 - " \
+	"and 127.0.0.1 written as one number"
+for target in ftp://fault.test/x file:///etc/passwd 'javascript:alert(1)' 'data:text/html,hi' \
+    gopher://fault.test:70/ 'http://fault.test:99999/'; do
+	is "$(aim "$target")" "bad-redirect - 200 - " "a redirect to $target: bad-redirect"
+done
+is "$(wc -c <"$(web_log inside)")" 0 "the server at the private address got no request"
+echo http://$(t_addr 8):8080/x | wa-fetch -q -w 0 >"$tmp/log" 2>"$tmp/err"
+is "$(cut -f 3 "$tmp/log")" private-address "without --allow-private or --allow-net a loopback URL is refused"
+exits 2 "--allow-net with host bits past the prefix is a usage error" \
+	wa-fetch --allow-net 127.0.0.1/8 /dev/null
+like "$(cat "$tmp/stderr")" "allow-net: '127.0.0.1/8' is not ADDR or ADDR/BITS" "naming it"
 
 # robots.txt faults
 verdict() { fetch "$1" | cut -f 1,9 | tr '\t' ' '; }

@@ -34,4 +34,12 @@ is "$(warcio_tsv "$tmp/l.warc.gz" warc-type warc-target-uri | grep response | cu
 echo $W/chain.html | wa-fetch $R -w 0 -L 1 >"$tmp/log"
 is "$(cut -f 3,10 "$tmp/log")" "too-many-redirects	$W/new.html" "more hops than -L: too-many-redirects"
 
+# A page request carries only the --resolve entries of its own host and
+# port (curl's wildcard ones included), so each hop needs its site's.
+echo $W/moved.html | wa-fetch --allow-private -q -w 0 -L 1 \
+	--resolve WWW.TEST:8080:$(web_addr www.test) --resolve "*:8080:$(web_addr docs.test)" \
+	--resolve www.test:8081:127.0.0.1 >"$tmp/log"
+is "$(cut -f 3,10 "$tmp/log")" "200	$D/index.xhtml" \
+	"a hop to another site resolves through a wildcard entry; host names match in any case"
+
 done_testing

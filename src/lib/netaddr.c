@@ -1,7 +1,9 @@
 /* Public and non-public IP addresses (see netaddr.h; IANA special-purpose
  * address registries, RFC 6890). */
+#include <arpa/inet.h>
 #include <netinet/in.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "netaddr.h"
@@ -63,4 +65,73 @@ netaddr_is_public(const struct sockaddr *sa)
 		return ipv6_is_public(in6->sin6_addr.s6_addr);
 	}
 	return false;
+}
+
+/* Whether the first bits of a and b agree. */
+static bool
+prefix_equal(const unsigned char *a, const unsigned char *b, unsigned bits)
+{
+	unsigned whole = bits / 8, rest = bits % 8;
+	if (memcmp(a, b, whole) != 0)
+		return false;
+	if (rest == 0)
+		return true;
+	unsigned char mask = (unsigned char)(0xff << (8 - rest));
+	return ((a[whole] ^ b[whole]) & mask) == 0;
+}
+
+bool
+netaddr_block_parse(const char *s, struct netaddr_block *b)
+{
+	char addr[INET6_ADDRSTRLEN];
+	const char *slash = strchr(s, '/');
+	size_t len = slash ? (size_t)(slash - s) : strlen(s);
+
+	if (len == 0 || len >= sizeof addr)
+		return false;
+	memcpy(addr, s, len);
+	addr[len] = '\0';
+	memset(b, 0, sizeof *b);
+	b->family = strchr(addr, ':') ? AF_INET6 : AF_INET;
+	if (inet_pton(b->family, addr, b->net) != 1)
+		return false;
+	unsigned max = b->family == AF_INET ? 32 : 128;
+	b->bits = max;
+	if (slash) {
+		char *end;
+		const char *digits = slash + 1;
+		if (*digits < '0' || *digits > '9')
+			return false;
+		unsigned long bits = strtoul(digits, &end, 10);
+		if (*end != '\0' || bits > max)
+			return false;
+		b->bits = (unsigned)bits;
+	}
+	/* 10.1.2.3/8 is a slip for 10.0.0.0/8 or 10.1.2.3: refuse to guess. */
+	for (unsigned i = b->bits; i < max; i++)
+		if (b->net[i / 8] & (0x80 >> (i % 8)))
+			return false;
+	return true;
+}
+
+bool
+netaddr_in_block(const struct sockaddr *sa, const struct netaddr_block *b)
+{
+	static const unsigned char mapped[12] = { [10] = 0xff, [11] = 0xff };
+	const unsigned char *a;
+
+	if (sa->sa_family == AF_INET) {
+		if (b->family != AF_INET)
+			return false;
+		a = (const unsigned char *)&((const struct sockaddr_in *)(const void *)sa)->sin_addr;
+	} else if (sa->sa_family == AF_INET6) {
+		a = ((const struct sockaddr_in6 *)(const void *)sa)->sin6_addr.s6_addr;
+		if (b->family == AF_INET) {
+			if (memcmp(a, mapped, 12) != 0)
+				return false;
+			a += 12;
+		}
+	} else
+		return false;
+	return prefix_equal(a, b->net, b->bits);
 }

@@ -17,4 +17,17 @@
  * families are not public either. */
 bool netaddr_is_public(const struct sockaddr *sa);
 
+/* A block of addresses let through all the same (wa-fetch --allow-net):
+ * an IPv4 block also holds the IPv4-mapped IPv6 addresses of its own. */
+struct netaddr_block {
+	int family;		/* AF_INET or AF_INET6 */
+	unsigned char net[16];	/* network byte order; 4 bytes for IPv4 */
+	unsigned bits;		/* prefix length */
+};
+
+/* Parses "ADDR/BITS" or a single "ADDR" (all bits); false if it is
+ * neither, or the address has bits set past the prefix. */
+bool netaddr_block_parse(const char *s, struct netaddr_block *b);
+bool netaddr_in_block(const struct sockaddr *sa, const struct netaddr_block *b);
+
 #endif

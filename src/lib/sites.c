@@ -1,4 +1,5 @@
 /* Politeness queues (see sites.h). */
+#include <curl/curl.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -178,6 +179,7 @@ site_free(void *p)
 	free(site->jobs);
 	if (site->robots)
 		robots_free(site->robots);
+	curl_slist_free_all(site->resolve);
 	free(site->origin);
 	free(site);
 }

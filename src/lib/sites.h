@@ -18,6 +18,8 @@
 
 #include "strmap.h"
 
+struct curl_slist;
+
 struct job {
 	size_t entry;		/* input position: the priority */
 	char *url;		/* canonical; a redirect target after a hop */
@@ -39,6 +41,8 @@ struct site {
 	const char *closed;	/* why the rest of its jobs are not fetched */
 	unsigned conn_pages;	/* pages over the open connection */
 	unsigned failures;	/* consecutive failed requests */
+	struct curl_slist *resolve;	/* --resolve entries for its host:port */
+	bool resolve_known;	/* resolve has been worked out */
 };
 
 struct heap_item {

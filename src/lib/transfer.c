@@ -90,12 +90,23 @@ on_debug(CURL *easy, curl_infotype type, char *data, size_t n, void *arg)
 	return 0;
 }
 
+static bool
+address_allowed(const struct transfer_config *cfg, const struct sockaddr *sa)
+{
+	if (cfg->allow_private || netaddr_is_public(sa))
+		return true;
+	for (size_t i = 0; i < cfg->nallowed; i++)
+		if (netaddr_in_block(sa, &cfg->allowed[i]))
+			return true;
+	return false;
+}
+
 static curl_socket_t
 on_open_socket(void *arg, curlsocktype purpose, struct curl_sockaddr *a)
 {
 	struct transfer *x = arg;
 	(void)purpose;
-	if (!x->allow_private && !netaddr_is_public(&a->addr)) {
+	if (!address_allowed(x->cfg, &a->addr)) {
 		x->refused_private = true;
 		return CURL_SOCKET_BAD;
 	}
@@ -112,8 +123,8 @@ setopt_failed(const char *what)
 	do { if (curl_easy_setopt(easy, o, v) != CURLE_OK) setopt_failed(#o); } while (0)
 
 struct transfer *
-transfer_new(const struct transfer_config *cfg, const char *url, uint64_t cap,
-    bool decode, bool forbid_reuse)
+transfer_new(const struct transfer_config *cfg, const char *url,
+    struct curl_slist *resolve, uint64_t cap, bool decode, bool forbid_reuse)
 {
 	struct transfer *x = wa_calloc(1, sizeof *x);
 	struct timespec ts;
@@ -125,7 +136,7 @@ transfer_new(const struct transfer_config *cfg, const char *url, uint64_t cap,
 	x->easy = e;
 	x->cap = cap;
 	x->decode = decode;
-	x->allow_private = cfg->allow_private;
+	x->cfg = cfg;
 	x->forbid_reuse = forbid_reuse;
 	SET(e, CURLOPT_URL, url);
 	SET(e, CURLOPT_PRIVATE, x);
@@ -146,8 +157,8 @@ transfer_new(const struct transfer_config *cfg, const char *url, uint64_t cap,
 	SET(e, CURLOPT_LOW_SPEED_TIME, (long)cfg->low_speed_time);
 	SET(e, CURLOPT_SSL_VERIFYPEER, cfg->insecure ? 0L : 1L);
 	SET(e, CURLOPT_SSL_VERIFYHOST, cfg->insecure ? 0L : 2L);
-	if (cfg->resolve)
-		SET(e, CURLOPT_RESOLVE, cfg->resolve);
+	if (resolve)
+		SET(e, CURLOPT_RESOLVE, resolve);
 	SET(e, CURLOPT_OPENSOCKETFUNCTION, on_open_socket);
 	SET(e, CURLOPT_OPENSOCKETDATA, x);
 	SET(e, CURLOPT_HEADERFUNCTION, on_header);

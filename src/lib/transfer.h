@@ -6,8 +6,8 @@
  * response, revisit).
  *
  * The connection is refused at connect time, redirects and robots.txt
- * included, when its address is not public and private addresses are
- * not allowed (netaddr.h). */
+ * included, when its address is not public, not in an allowed block and
+ * private addresses are not allowed (netaddr.h). */
 #ifndef WA_TRANSFER_H
 #define WA_TRANSFER_H
 
@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "decoded.h"
+#include "netaddr.h"
 #include "sites.h"
 #include "warc.h"
 
@@ -26,7 +27,8 @@ struct transfer_config {
 	double connect_timeout, timeout, low_speed_time;	/* seconds */
 	uint64_t low_speed_limit;	/* bytes per second */
 	bool insecure, allow_private;
-	struct curl_slist *resolve;	/* HOST:PORT:ADDR entries */
+	const struct netaddr_block *allowed;	/* let through though not public */
+	size_t nallowed;
 	CURLSH *share;			/* DNS cache, TLS sessions */
 };
 
@@ -50,7 +52,7 @@ struct transfer {
 	bool body_started;
 	EVP_MD_CTX *sha1;
 	bool truncated;			/* the body passed the cap */
-	bool allow_private;
+	const struct transfer_config *cfg;
 	bool refused_private;		/* the connection was refused */
 	bool forbid_reuse;		/* the connection closes after it */
 	int64_t sec;			/* when the request started */
@@ -58,10 +60,13 @@ struct transfer {
 };
 
 /* A GET of url, not started; decode: ask for DECODED_ACCEPT and count
- * the decoded size of the body.  The handle's private pointer is the
- * transfer. */
+ * the decoded size of the body; resolve: HOST:PORT:ADDR entries
+ * (CURLOPT_RESOLVE) or NULL.  libcurl parses every entry of the list
+ * anew for each request, so a caller with many gives a request only
+ * those it may need.  The handle's private pointer is the transfer. */
 struct transfer *transfer_new(const struct transfer_config *cfg,
-    const char *url, uint64_t cap, bool decode, bool forbid_reuse);
+    const char *url, struct curl_slist *resolve, uint64_t cap, bool decode,
+    bool forbid_reuse);
 void transfer_add_header(struct transfer *x, const char *name, const char *value);
 void transfer_free(struct transfer *x);
 

@@ -1,5 +1,6 @@
 /* The library pieces of wa-fetch against hand-computed values: the
- * address classes of netaddr.c (IANA special-purpose registries), the
+ * address classes of netaddr.c (IANA special-purpose registries) and its
+ * blocks (--allow-net), the
  * decoded-size counter of decoded.c against zlib's own compressor, and
  * the politeness order of sites.c (the string map has t/strmap.t). */
 #include <arpa/inet.h>
@@ -92,6 +93,63 @@ count(const char *coding, const unsigned char *data, size_t n, size_t step,
 	return d.bytes;
 }
 
+static bool
+in_block(const char *addr, const char *block)
+{
+	struct sockaddr_storage ss = { 0 };
+	struct netaddr_block b;
+	if (!netaddr_block_parse(block, &b))
+		abort();
+	if (strchr(addr, ':')) {
+		struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)&ss;
+		in6->sin6_family = AF_INET6;
+		if (inet_pton(AF_INET6, addr, &in6->sin6_addr) != 1)
+			abort();
+	} else {
+		struct sockaddr_in *in = (struct sockaddr_in *)&ss;
+		in->sin_family = AF_INET;
+		if (inet_pton(AF_INET, addr, &in->sin_addr) != 1)
+			abort();
+	}
+	return netaddr_in_block((struct sockaddr *)&ss, &b);
+}
+
+static void
+test_netaddr_blocks(void)
+{
+	static const struct { const char *addr, *block; bool in; } cases[] = {
+		{ "127.1.2.3", "127.1.2.0/24", true },
+		{ "127.1.3.3", "127.1.2.0/24", false },
+		{ "10.200.0.1", "10.192.0.0/10", true },
+		{ "10.128.0.1", "10.192.0.0/10", false },
+		{ "192.168.7.7", "192.168.7.7", true },
+		{ "192.168.7.8", "192.168.7.7", false },
+		{ "8.8.8.8", "0.0.0.0/0", true },
+		{ "::ffff:127.1.2.9", "127.1.2.0/24", true },
+		{ "::ffff:127.1.9.9", "127.1.2.0/24", false },
+		{ "127.1.2.3", "::ffff:0:0/96", false },
+		{ "fd00:1::5", "fd00:1::/32", true },
+		{ "fd00:2::5", "fd00:1::/32", false },
+		{ "fe80::1", "fc00::/7", false },
+		{ "fd00:1::5", "fc00::/7", true },
+		{ "::1", "::1", true },
+	};
+	static const char *bad[] = { "", "/8", "10.0.0.0/", "10.0.0.0/33",
+	    "10.0.0.0/-1", "10.0.0.0/8x", "10.1.0.0/8", "::1/129", "fd00::1/8",
+	    "10.0.0", "example.com", "10.0.0.0/ 8", "1.2.3.4/+8" };
+	struct netaddr_block b;
+
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+		ok(in_block(cases[i].addr, cases[i].block) == cases[i].in, "%s %s %s",
+		    cases[i].addr, cases[i].in ? "is in" : "is not in", cases[i].block);
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+		ok(!netaddr_block_parse(bad[i], &b), "'%s' is refused as a block", bad[i]);
+	ok(netaddr_block_parse("127.0.0.0/8", &b) && b.family == AF_INET && b.bits == 8,
+	    "127.0.0.0/8: IPv4, 8 bits");
+	ok(netaddr_block_parse("2001:db8::/32", &b) && b.family == AF_INET6 && b.bits == 32,
+	    "2001:db8::/32: IPv6, 32 bits");
+}
+
 static void
 test_decoded(void)
 {
@@ -175,6 +233,7 @@ int
 main(void)
 {
 	test_netaddr();
+	test_netaddr_blocks();
 	test_decoded();
 	test_sites();
 	printf("1..%d\n", tap_count);
