@@ -16,16 +16,20 @@
 #include "warc.h"
 
 static const char usage[] =
-    "usage: wa-extract [-q] [-p PAGES] [--max-size SIZE] [WARC...]\n"
+    "usage: wa-extract [-kqv] [-p PAGES] [--max-size SIZE] [WARC...]\n"
     "Reads the response and resource records of the WARC files (or stdin,\n"
     "gzip or plain) and writes the links of their HTML and XML pages on\n"
     "stdout: src, dst, how (see wa-formats(5), \"Links\").\n"
     "  -p FILE          also write a row per page to FILE: url, type, time,\n"
     "                   digest, out-degree, root element, doctype\n"
+    "  -k               keep going past records that cannot be read: -p\n"
+    "                   holds the others, exit 0 (default: -p is not\n"
+    "                   written, exit 1)\n"
     "  --max-size SIZE  largest decoded body parsed (default 64M); a larger\n"
     "                   one is a page of type error\n"
     "  -q               no progress line, no summary\n"
-    "  -v               report every page that could not be parsed\n"
+    "  -v               report every page that could not be parsed or has\n"
+    "                   links refused\n"
     "  -h               this help;  --version  the version\n"
     "See wa-extract(1).\n";
 
@@ -40,6 +44,7 @@ static struct progress pg;
 static struct extract *ex;
 
 static uint64_t nrecords, nlinks, ntype[EXTRACT_ERROR + 1];
+static uint64_t nrefused, nrefused_pages;
 static uint64_t nskipped_not_http;
 static const char *const skipped_types[] = {
 	"warcinfo", "request", "metadata", "revisit", "conversion",
@@ -167,6 +172,14 @@ page(const char *file, const struct warc_record *rec, const char *url,
 	 * has links too. */
 	if (r.status >= 300 && r.status < 400 && *r.location)
 		extract_link(ex, r.location, "redirect");
+	else if (is_response && r.status >= 300 && r.status < 400 &&
+	    r.location_too_long) {
+		/* Refused like any other link too long, not lost without a word. */
+		info->dropped++;
+		if (info->refused++ == 0)
+			snprintf(info->refused_first, sizeof info->refused_first,
+			    "Location longer than %d bytes", URL_MAX);
+	}
 	/* url is canonical: "scheme://host[:port]/path". */
 	const char *path = strchr(strstr(url, "://") + 3, '/');
 	bool robots = is_response && r.status >= 200 && r.status < 300 &&
@@ -234,6 +247,15 @@ record(const char *file, const struct warc_record *rec)
 	char digest[WARC_DIGEST_SIZE] = "";
 	extract_begin(ex, url, &info);
 	page(file, rec, url, is_response, &info, digest);
+	if (info.refused) {
+		/* Links of the web's schemes that no URL can be made of (too
+		 * long, a bad host): lost, so told. */
+		if (nrefused_pages++ < ERRORS_SHOWN || wa_verbose)
+			wa_warn("%s: offset %llu: %s: %zu links refused, the first: %s",
+			    file ? file : "stdin", (unsigned long long)rec->offset, url,
+			    info.refused, info.refused_first);
+		nrefused += info.refused;
+	}
 	put_page(url, &info, warc_field(rec, "WARC-Date"), digest);
 }
 
@@ -261,11 +283,15 @@ main(int argc, char **argv)
 	};
 	const char *pages_path = NULL;
 	struct atomic_file *af = NULL;
+	bool salvage = false;
 	int c;
 
 	wa_init(argc, argv, usage);
-	while ((c = getopt_long(argc, argv, "hp:qv", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "hkp:qv", longopts, NULL)) != -1) {
 		switch (c) {
+		case 'k':
+			salvage = true;
+			break;
 		case 'p':
 			pages_path = optarg;
 			break;
@@ -296,8 +322,12 @@ main(int argc, char **argv)
 
 	if (fflush(stdout) == EOF || ferror(stdout))
 		wa_die_errno("standard output");
-	if (af)
+	/* A file under its final name is the whole of its inputs, unless
+	 * asked for what could be read. */
+	if (af && (salvage || !unreadable))
 		atomic_commit(af);
+	else if (af)
+		atomic_abort(af);
 
 	uint64_t npages = 0;
 	for (int t = 0; t <= EXTRACT_ERROR; t++)
@@ -323,6 +353,9 @@ main(int argc, char **argv)
 		    (unsigned long long)nskipped_not_http);
 	if (len)
 		wa_note("skipped records: %s", skipped);
+	if (nrefused_pages > ERRORS_SHOWN && !wa_verbose)
+		wa_warn("%llu links refused on %llu pages (-v lists the pages)",
+		    (unsigned long long)nrefused, (unsigned long long)nrefused_pages);
 	if (ntype[EXTRACT_ERROR] > ERRORS_SHOWN && !wa_verbose)
 		wa_note("%llu pages could not be parsed (-v lists them all)",
 		    (unsigned long long)ntype[EXTRACT_ERROR]);
@@ -330,9 +363,17 @@ main(int argc, char **argv)
 	free(decoded);
 	url_cleanup();
 	if (unreadable) {
-		wa_warn("%llu records could not be read",
-		    (unsigned long long)unreadable);
-		return WA_EXIT_ERROR;
+		unsigned long long n = unreadable;
+		if (!pages_path)
+			wa_warn("%llu records could not be read", n);
+		else if (salvage)
+			wa_warn("%llu records could not be read: %s holds the others",
+			    n, pages_path);
+		else
+			wa_warn("%llu records could not be read: %s is left as it was "
+			    "(-k writes the others)", n, pages_path);
+		if (!salvage)
+			return WA_EXIT_ERROR;
 	}
 	return WA_EXIT_OK;
 }

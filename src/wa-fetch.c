@@ -462,6 +462,9 @@ finish_robots(struct transfer *x, CURLcode rc, double now)
 	 * or too many redirects) allows everything; "unreachable" (5xx, 429,
 	 * no answer in time) disallows everything. */
 	if (answered && code >= 200 && code < 300) {
+		if (x->truncated)
+			wa_note("%s: longer than %d KiB: the rules past that are ignored "
+			    "(RFC 9309 sec. 2.5)", url, ROBOTS_MAX_BYTES / 1024);
 		r = robots_parse(x->body.p ? x->body.p : "", x->body.len, opt.robots_token);
 		cache_status = (int)code;
 	} else if (answered && code >= 400 && code < 500 && code != 429) {
@@ -604,7 +607,8 @@ finish_page(struct transfer *x, CURLcode rc, double now)
 	row.digest = digest;
 	row.last_modified = lm;
 	row.etag = transfer_header(x, "ETag");
-	row.redirect = target = transfer_redirect_target(x, code);
+	const char *refused;
+	row.redirect = target = transfer_redirect_target(x, code, &refused);
 	enum record_kind kind = compare_previous(&row, prev, code, !transfer_truncation(x, rc));
 
 	if (target && opt.follow > 0 && rc == CURLE_OK) {
@@ -616,9 +620,11 @@ finish_page(struct transfer *x, CURLcode rc, double now)
 			return;
 		}
 		row.status = "too-many-redirects";
-	} else if (opt.follow > 0 && rc == CURLE_OK && code >= 300 && code < 400 &&
-	    code != 304 && transfer_header(x, "Location"))
-		row.status = "bad-redirect";	/* not http(s), or not a URL */
+	} else if (refused && opt.follow > 0 && rc == CURLE_OK) {
+		row.status = "bad-redirect";
+		wa_warn("%s: Location refused: %s: %.200s", job->url, refused,
+		    transfer_header(x, "Location"));
+	}
 	if (!row.redirect)
 		row.redirect = hop_url(job);
 	archive(x, job->url, digest, transfer_truncation(x, rc), kind, prev);
@@ -650,6 +656,39 @@ read_messages(void)
 
 /* Input */
 
+/* The fetch log's name for an input that is no URL: the input, with its
+ * control bytes and bytes that are not UTF-8 percent-encoded, cut past
+ * URL_MAX bytes and then ended by a hash of the whole, so that the log
+ * stays UTF-8 with lines of bounded length. */
+static char *
+bad_url_name(const char *in)
+{
+	size_t n = strlen(in), len = 0, i = 0;
+	char *out = wa_malloc(3 * n + 1);
+
+	while (i < n) {
+		long bad = utf8_invalid_at(in + i, n - i);
+		size_t end = bad < 0 ? n : i + (size_t)bad;
+		for (; i <= end && i < n; i++) {
+			unsigned char c = (unsigned char)in[i];
+			if (i == end || c < 0x20 || c == 0x7f)
+				len += (size_t)sprintf(out + len, "%%%02X", c);
+			else
+				out[len++] = (char)c;
+		}
+	}
+	out[len] = '\0';
+	if (len > URL_MAX) {
+		size_t cut = URL_MAX - 20;
+		/* Not inside an escape or a UTF-8 sequence. */
+		while (out[cut - 1] == '%' || out[cut - 2] == '%' ||
+		    ((unsigned char)out[cut] & 0xc0) == 0x80)
+			cut--;
+		snprintf(out + cut, 20, "...%016" PRIx64, strmap_hash(in, n));
+	}
+	return out;
+}
+
 static void
 read_urls(const char *path, struct strmap *done, struct strmap *seen,
     uint64_t *bad, uint64_t *skipped, uint64_t *dups)
@@ -661,23 +700,21 @@ read_urls(const char *path, struct strmap *done, struct strmap *seen,
 
 	while (tsv_next(t)) {
 		bool ok = url_canon(t->col[0], canon, &why);
-		const char *key = ok ? canon : t->col[0];
-		if (strmap_get(done, key)) {
-			++*skipped;
-			continue;
-		}
-		if (strmap_get(seen, key)) {
-			++*dups;
+		char *key = ok ? wa_strdup(canon) : bad_url_name(t->col[0]);
+		bool resumed = strmap_get(done, key), repeated = strmap_get(seen, key);
+		if (resumed || repeated) {
+			++*(resumed ? skipped : dups);
+			free(key);
 			continue;
 		}
 		strmap_put(seen, key, &present);
 		if (!ok && ++*bad <= TSV_SHOWN_REJECTS)
 			wa_warn("%s:%" PRIu64 ": bad URL: %s: %.200s", t->name, t->line,
-			    why, t->col[0]);
+			    why, key);
 		if ((nentries & (nentries - 1)) == 0)
 			entries = wa_reallocarray(entries, nentries ? 2 * nentries : 1,
 			    sizeof *entries);
-		entries[nentries++] = (struct entry){ wa_strdup(key), !ok, false };
+		entries[nentries++] = (struct entry){ key, !ok, false };
 	}
 	tsv_close(t);
 }

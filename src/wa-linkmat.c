@@ -39,6 +39,7 @@
 #include "extsort.h"
 #include "graph.h"
 #include "sorter.h"
+#include "thread.h"
 #include "url.h"
 #include "wa.h"
 #include "workdir.h"
@@ -622,7 +623,7 @@ pool_start(void)
 	pool.ring = wa_calloc(pool.nring, sizeof *pool.ring);
 	pool.threads = wa_calloc(pool.nthreads ? pool.nthreads : 1, sizeof *pool.threads);
 	for (unsigned i = 0; i < pool.nthreads; i++) {
-		int rc = pthread_create(&pool.threads[i], NULL, canon_worker, NULL);
+		int rc = wa_thread_start(&pool.threads[i], canon_worker, NULL);
 		if (rc) {
 			errno = rc;
 			wa_die_errno("cannot start a thread");

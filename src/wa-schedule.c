@@ -443,7 +443,7 @@ spool_stdin(void)
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
-			wa_die_errno("stdin");
+			wa_die_errno("stdin: read error");
 		}
 		for (ssize_t off = 0; off < n;) {
 			ssize_t w = write(spool_fd, buf + off, (size_t)(n - off));

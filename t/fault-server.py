@@ -31,6 +31,12 @@ certificate, every host is served on both ports):
                             /early... is disallowed and /late... allowed
   robots-slow.test          /robots.txt sends one byte every 2 s (the site
                             is unreachable in practice: disallow all)
+  robots-endless.test       /robots.txt never ends: chunked, as fast as the
+                            client reads, "Disallow: /early" first, then
+                            comment lines for ever
+  robots-utf8.test          /robots.txt has invalid UTF-8: "Disallow: /early",
+                            then rules with bytes 0xff 0xfe 0xc3 in their
+                            paths and agent names
 Every host's other paths are the fault paths:
   /ok              200, a small HTML page (keep-alive)
   /slow            200, Content-Length 30, one byte every 2 s (60 s)
@@ -39,6 +45,8 @@ Every host's other paths are the fault paths:
   /self            302 to /self
   /chain/N         302 to /chain/N-1; /chain/0 is 200 "end of chain"
   /big             200, Content-Length 52428800 (50 MiB), streamed
+  /huge            200, Content-Length 10737418240 (10 GiB), streamed until
+                   the client goes
   /big-chunked     200, 50 MiB in chunked encoding, no length given
   /bomb            200 text/html, Content-Encoding gzip: 1 MiB of gzip that
                    decodes to 1 GiB (2^30 bytes) of zeros
@@ -47,9 +55,43 @@ Every host's other paths are the fault paths:
                    "zz", then the connection is closed
   /redirect?to=U   302 to U, percent-decoded to raw bytes (any scheme, any
                    address, any bytes: the tests aim redirects with it)
+  /long-redirect   302 to a Location of 100 kB (LONG_SIZE bytes: "/l/"
+                   and 'a's), too long for a request line of /redirect
   /429             429 Too Many Requests, Retry-After: 2
   /503             503 Service Unavailable, Retry-After: 2
   anything else    404
+Hostile content (t/hostile-content.t); relative links, so that they
+resolve to the host and port asked:
+  /normal          200 text/html, one link: <a href="/ok">, and a mailto:
+  /links/N         200 text/html: N links <a href="/l/0"> ... "/l/N-1" in
+                   one page (N at most 10^6)
+  /nested/N        200 text/html of N bytes (at most 64 MiB): a link
+                   "/first", then <div> nested about N/11 deep, <a href="/deep"> at
+                   the bottom, the </div>s, <a href="/last">
+  /stray/N         200 text/html: <a href="/first">, N <div>s, N stray
+                   </span>s (which libxml2 looks for through all the open
+                   elements), <a href="/last">
+  /nested-xml/N    the same as /nested/N in application/xml: root <r>,
+                   elements <e>, xlink:href links
+  /laughs          application/xml, the billion laughs: entities lol1 ...
+                   lol9, each ten times the one before (lol9 is 3 GB);
+                   xlink:href "/before", a <p>&lol9;</p>, "/after"
+  /quadratic       application/xml: one entity of 100 KB referenced 20000
+                   times (2 GB if expanded), xlink:href "/before" first and
+                   "/after" last
+  /long-link       text/html: links "/first", a relative link of LONG_SIZE
+                   bytes, "/last"
+  /bad-utf8        text/html; charset=utf-8 with invalid UTF-8 (bytes 0xff,
+                   0xfe, 0xc3 before '(' and a lone 0x80) in hrefs and text:
+                   links "/u/" 0xff, "/u/" 0xc3 "(", "/u/" 0x80 "ok", "/u/last"
+  /bad-utf8-meta   text/html naming UTF-8 in <meta charset>, no HTTP charset:
+                   the links BAD_UTF8_HREFS, invalid and valid UTF-8 (a cut
+                   sequence, a surrogate, U+1F600, past U+10FFFF, an overlong
+                   '/', "caf" U+00E9), then "/u/last"
+  /bad-utf8.xml    application/xml, the same bytes: not well-formed
+                   (libxml2 stops at the first bad byte); "/u/first" before
+  /bad-charset     text/html; charset="x-" 0xff "-bogus": a link "/u/caf" 0xe9
+                   (Latin-1) and "/u/last"
 """
 import argparse
 import http.server
@@ -64,6 +106,12 @@ import urllib.parse
 import zlib
 
 BIG_SIZE = 50 * 1024 * 1024
+HUGE_SIZE = 10 << 30
+LONG_SIZE = 100000  # 100 kB: a longer header line is refused by libcurl (100 KiB cap)
+MAX_LINKS = 10 ** 6
+MAX_NESTED = 64 * 1024 * 1024
+BAD_UTF8_HREFS = [b"/u/\xe2\x82", b"/u/\xed\xa0\x80", b"/u/\xf0\x9f\x98\x80",
+                  b"/u/\xf4\x90\x80\x80", b"/u/\xc0\xaf", b"/u/caf\xc3\xa9"]
 BOMB_SIZE = 1 << 30
 TRICKLE_SECONDS = 2
 STALL_SECONDS = 60
@@ -71,6 +119,7 @@ STALL_SECONDS = 60
 ROBOTS_HOSTS = {
     "robots-500.test", "robots-403.test", "robots-redirect.test",
     "robots-loop.test", "robots-big.test", "robots-slow.test",
+    "robots-endless.test", "robots-utf8.test",
 }
 HOSTS = ["fault.test", "tls.test"] + sorted(ROBOTS_HOSTS)
 
@@ -228,6 +277,13 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.send(200, self.server.big_robots, plain)
         elif host == "robots-slow.test":
             self.trickle(b"User-agent: *\nDisallow:\n", plain)
+        elif host == "robots-endless.test":
+            self.endless_robots()
+        elif host == "robots-utf8.test":
+            self.send(200, b"User-agent: *\nDisallow: /early\n"
+                           b"Disallow: /\xff\xfe\n# caf\xc3 \x80\n"
+                           b"User-agent: bot\xff\nDisallow: /\n"
+                           b"Disallow: /x\xc3(\n", plain)
         else:
             self.send(404, b"<html><body>no robots.txt</body></html>\n")
 
@@ -253,6 +309,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 self.send(200, b"<html><body>end of chain</body></html>\n")
         elif path == "/big":
             self.big(chunked=False)
+        elif path == "/huge":
+            self.big(chunked=False, size=HUGE_SIZE)
         elif path == "/big-chunked":
             self.big(chunked=True)
         elif path == "/bomb":
@@ -276,6 +334,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
         elif path.startswith("/redirect?to="):
             to = urllib.parse.unquote_to_bytes(path[len("/redirect?to="):])
             self.redirect(to.decode("latin-1"))
+        elif path == "/long-redirect":
+            self.redirect("/l/" + "a" * (LONG_SIZE - 3))
+        elif self.hostile(path):
+            pass
         elif path in ("/429", "/503"):
             status = int(path[1:])
             self.send(status, b"<html><body>later</body></html>\n",
@@ -283,20 +345,115 @@ class Handler(http.server.BaseHTTPRequestHandler):
         else:
             self.send(404, b"<html><body>not found</body></html>\n")
 
-    def big(self, chunked):
+    def endless_robots(self):
+        self.send_response(200)
+        self.send_header("Content-Type", "text/plain")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.send_header("Connection", "close")
+        self.end_headers()
+        self.close_connection = True
+        if self.command == "HEAD":
+            return
+        head = b"User-agent: *\nDisallow: /early\n"
+        self.wfile.write(b"%x\r\n%s\r\n" % (len(head), head))
+        filler = b"# this robots.txt never ends\n" * 2048
+        chunk = b"%x\r\n%s\r\n" % (len(filler), filler)
+        while True:	# until the client hangs up
+            self.wfile.write(chunk)
+
+    def hostile(self, path):
+        """The pages of hostile content; False if path is none of them."""
+        m = re.fullmatch(r"/(links|nested|nested-xml)/([0-9]{1,9})", path)
+        if m and m.group(1) == "links" and int(m.group(2)) <= MAX_LINKS:
+            n = int(m.group(2))
+            body = b"<html><body>\n" + b"".join(
+                b'<a href="/l/%d">%d</a>\n' % (i, i) for i in range(n)) + \
+                b"</body></html>\n"
+            self.send(200, body)
+        elif path.startswith("/stray/") and path[7:].isdigit() and \
+                int(path[7:]) <= MAX_LINKS:
+            n = int(path[7:])
+            self.send(200, b'<html><body><a href="/first">f</a>' +
+                      b"<div>" * n + b"</span>" * n +
+                      b'<a href="/last">l</a></body></html>\n')
+        elif m and m.group(1) != "links" and int(m.group(2)) <= MAX_NESTED:
+            size = int(m.group(2))
+            if m.group(1) == "nested":
+                head, tail = b'<html><body><a href="/first">f</a>', \
+                    b'<a href="/last">l</a></body></html>\n'
+                open_tag, close_tag = b"<div>", b"</div>"
+                deep = b'<a href="/deep">d</a>'
+                ctype = "text/html"
+            else:
+                head = b'<?xml version="1.0"?>\n<r xmlns:xl="' \
+                    b'http://www.w3.org/1999/xlink"><a xl:href="/first"/>'
+                tail = b'<a xl:href="/last"/></r>\n'
+                open_tag, close_tag = b"<e>", b"</e>"
+                deep = b'<a xl:href="/deep"/>'
+                ctype = "application/xml"
+            depth = max(0, (size - len(head) - len(tail) - len(deep)) //
+                        (len(open_tag) + len(close_tag)))
+            body = head + open_tag * depth + deep + close_tag * depth + tail
+            self.send(200, body, ctype)
+        elif path == "/laughs":
+            ents = b'<!ENTITY lol "lol">\n' + b"".join(
+                b'<!ENTITY lol%d "%s">\n' % (i, (b"&lol%d;" % (i - 1) if i > 1
+                                               else b"&lol;") * 10)
+                for i in range(1, 10))
+            self.send(200, b'<?xml version="1.0"?>\n<!DOCTYPE lolz [\n' + ents +
+                      b']>\n<lolz xmlns:xl="http://www.w3.org/1999/xlink">'
+                      b'<a xl:href="/before"/><p>&lol9;</p>'
+                      b'<a xl:href="/after"/></lolz>\n', "application/xml")
+        elif path == "/quadratic":
+            self.send(200, b'<?xml version="1.0"?>\n<!DOCTYPE r [<!ENTITY a "' +
+                      b"x" * 100000 + b'">]>\n<r xmlns:xl="http://www.w3.org/'
+                      b'1999/xlink"><a xl:href="/before"/>' +
+                      b"<p>&a;</p>" * 20000 + b'<a xl:href="/after"/></r>\n',
+                      "application/xml")
+        elif path == "/normal":
+            self.send(200, b'<html><body><a href="/ok">ok</a>'
+                      b'<a href="mailto:x@fault.test">m</a></body></html>\n')
+        elif path == "/long-link":
+            self.send(200, b'<html><body><a href="/first">f</a><a href="/l/' +
+                      b"a" * (LONG_SIZE - 3) + b'">long</a><a href="/last">l'
+                      b'</a></body></html>\n')
+        elif path == "/bad-utf8":
+            self.send(200, b'<html><head><title>bad \xff\xfe</title></head>'
+                      b'<body><p>caf\xc3 \x80 \xff</p>'
+                      b'<a href="/u/\xff">\xfe</a><a href="/u/\xc3(">x</a>'
+                      b'<a href="/u/\x80ok">\xc3</a><a href="/u/last">l</a>'
+                      b'</body></html>\n', "text/html; charset=utf-8")
+        elif path == "/bad-utf8-meta":
+            self.send(200, b'<html><head><meta charset="utf-8"></head><body>' +
+                      b"".join(b'<a href="%s">x</a>' % h for h in BAD_UTF8_HREFS) +
+                      b'<a href="/u/last">l</a></body></html>\n')
+        elif path == "/bad-utf8.xml":
+            self.send(200, b'<?xml version="1.0" encoding="UTF-8"?>\n<r xmlns:'
+                      b'xl="http://www.w3.org/1999/xlink"><a xl:href="/u/first"/>'
+                      b'<a xl:href="/u/\xff"/><p>\xc3(</p><a xl:href="/u/last"/>'
+                      b'</r>\n', "application/xml")
+        elif path == "/bad-charset":
+            self.send(200, b'<html><body><a href="/u/caf\xe9">c</a>'
+                      b'<a href="/u/last">l</a></body></html>\n',
+                      'text/html; charset="x-\xff-bogus"')
+        else:
+            return False
+        return True
+
+    def big(self, chunked, size=BIG_SIZE):
         self.send_response(200)
         self.send_header("Content-Type", "application/octet-stream")
         if chunked:
             self.send_header("Transfer-Encoding", "chunked")
         else:
-            self.send_header("Content-Length", str(BIG_SIZE))
+            self.send_header("Content-Length", str(size))
         self.send_header("Connection", "close")
         self.end_headers()
         self.close_connection = True
         if self.command == "HEAD":
             return
         block = b"x" * 65536
-        for _ in range(BIG_SIZE // len(block)):
+        for _ in range(size // len(block)):
             if chunked:
                 self.wfile.write(b"10000\r\n" + block + b"\r\n")
             else:

@@ -10,8 +10,6 @@
 # state, overrides and rules; damaged graphs under wa-pagerank and
 # wa-invrank, damaged OPIC states) are repeated only where this test adds
 # the check of the previous outputs (the unsorted history and state).
-# wa-extract salvages a damaged WARC by design (wa-extract(1)): its -p
-# holds the records that could be read.
 . "$(dirname "$0")/lib.sh"
 gen=$(script_prog gen-graph) || skip_all "gen-graph is not built (make)"
 i=$tmp/in o=$tmp/out m=$tmp/full
@@ -105,15 +103,22 @@ fault wa-url "a truncated gzip input" "$i/links.cut.gz: truncated gzip data at b
 fault wa-url "standard output on a full device" "standard output: No space left on device" \
 	sh -c 'wa-url -q "$1" >/dev/full' sh "$i/links.tsv"
 
-# wa-extract: a damaged WARC is salvaged (wa-extract(1), EXIT STATUS: the
-# outputs hold every record that could be read), so -p goes elsewhere.
+# wa-extract: a damaged WARC leaves -p as it was; -k salvages the records
+# that can be read (wa-extract(1)).
 fault wa-extract "a WARC cut in its second record" "$i/crawl.cut.gz: offset $one: truncated gzip member" \
-	wa-extract -q -p "$tmp/salvage.tsv" "$i/crawl.cut.gz"
-is "$(cut -f1 "$tmp/salvage.tsv" | tr '\n' ' ')" "http://a.test/ " "  and -p has the page before the cut"
+	wa-extract -q -p "$o/pages.tsv" "$i/crawl.cut.gz"
+like "$(cat "$tmp/stderr")" "1 records could not be read: $o/pages.tsv is left as it was" \
+	"  and says -p is left as it was"
 fault wa-extract "a WARC with a flipped byte" "$i/crawl.flip.gz: offset $one: " \
-	wa-extract -q -p "$tmp/salvage.tsv" "$i/crawl.flip.gz"
+	wa-extract -q -p "$o/pages.tsv" "$i/crawl.flip.gz"
+exits 0 "wa-extract -k: a WARC cut in its second record is salvaged, exit 0" \
+	wa-extract -k -q -p "$tmp/salvage.tsv" "$i/crawl.cut.gz"
+is "$(cut -f1 "$tmp/salvage.tsv" | tr '\n' ' ')" "http://a.test/ " "  -p has the page before the cut"
+like "$(cat "$tmp/stderr")" "crawl.cut.gz: offset $one: truncated gzip member" "  and the cut is reported"
+exits 0 "wa-extract -k: a WARC with a flipped byte is salvaged, exit 0" \
+	wa-extract -k -q -p "$tmp/salvage.tsv" "$i/crawl.flip.gz"
 is "$(cut -f1 "$tmp/salvage.tsv" | tr '\n' ' ')" "http://a.test/ http://b.test/ " \
-	"  and -p has the pages of the other records"
+	"  -p has the pages of the other records"
 fault wa-extract "standard output on a full device" "standard output: No space left on device" \
 	sh -c 'wa-extract -q -p "$1" "$2" >/dev/full' sh "$o/pages.tsv" "$i/crawl.warc.gz"
 

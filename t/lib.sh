@@ -14,6 +14,9 @@
 #   web_start              serves testdata/web: WEB_SITES, WEB_RESOLVE (below)
 #   fault_start            starts t/fault-server.py: FAULT_RESOLVE... (below)
 #   under_valgrind         true under make check VALGRIND=1
+#   under_asan             true under make check SANITIZE=1 (the tools carry
+#                          ASan, whose shadow memory makes RSS and address
+#                          space figures meaningless)
 #   offline CMD...         CMD in a network namespace with no interface up
 #                          (unshare -n): a name lookup fails at once, no
 #                          query leaves the machine; `offline true` fails
@@ -159,6 +162,8 @@ t_addr() { echo "$t_net.$1"; }
 # Whether the tools run under valgrind (make check VALGRIND=1 puts
 # wrapper scripts in WA_BIN), where their time and memory are valgrind's.
 under_valgrind() { grep -qs "^exec valgrind" "$WA_BIN/wa-url"; }
+
+under_asan() { grep -q __asan_init "$WA_BIN/wa-url" 2>/dev/null; }
 
 offline() { unshare -n "$@"; }
 

@@ -145,9 +145,9 @@ like "$(tail -1 "$(web_log www.test)")" '^[0-9]{10}\.[0-9]{3} [0-9]+ [0-9]+ "GET
 
 # --- The misbehaving server ---
 fault_start
-is "$FAULT_HOSTS" "fault.test tls.test robots-403.test robots-500.test robots-big.test robots-loop.test robots-redirect.test robots-slow.test" \
+is "$FAULT_HOSTS" "fault.test tls.test robots-403.test robots-500.test robots-big.test robots-endless.test robots-loop.test robots-redirect.test robots-slow.test robots-utf8.test" \
 	"fault_start lists the server's hosts"
-is "$(echo "$FAULT_RESOLVE" | wc -w)" 32 "FAULT_RESOLVE maps each to both ports"
+is "$(echo "$FAULT_RESOLVE" | wc -w)" 40 "FAULT_RESOLVE maps each to both ports"
 C="curl -s $FAULT_RESOLVE"
 u=http://fault.test:8080
 code() { $C -m 10 -o /dev/null -w '%{http_code}' "$@"; }
@@ -188,6 +188,7 @@ $C -m 10 -L --max-redirs 6 -o /dev/null "$u/chain/7"
 is $? 47 "which is one more than 6"
 is "$($C -m 30 -o /dev/null -w '%{http_code} %{size_download}' "$u/big")" "200 52428800" "/big is 50 MiB"
 is "$(header "$u/big" Content-Length -I)" 52428800 "announced by Content-Length"
+is "$(header "$u/huge" Content-Length -I)" 10737418240 "/huge announces 10 GiB"
 $C -m 10 --max-filesize 1000000 -o /dev/null "$u/big"
 is $? 63 "which a client can refuse before reading it"
 is "$($C -m 30 -o /dev/null -w '%{http_code} %{size_download}' "$u/big-chunked")" "200 52428800" \

@@ -184,7 +184,9 @@ printf 'this is no WARC file\n' >"$tmp/not.warc"
 exits 1 "a file that is no WARC: exit 1" wa-extract -p "$tmp/pages4" "$tmp/not.warc"
 like "$(cat "$tmp/stderr")" "not\\.warc: offset 0" "the error names the file and offset"
 is "$(wc -c <"$tmp/stdout")" 0 "no links"
-ok "the pages file is written, empty" test -f "$tmp/pages4" -a ! -s "$tmp/pages4"
+ok "the pages file is not written" test ! -e "$tmp/pages4"
+exits 0 "-k: exit 0" wa-extract -k -p "$tmp/pages4" "$tmp/not.warc"
+ok "and the pages file is written, empty" test -f "$tmp/pages4" -a ! -s "$tmp/pages4"
 
 # The WARC cut inside the feed's record: the records before it are read,
 # the error names where the cut record starts.

@@ -12,6 +12,7 @@
 
 #include "extract.h"
 #include "msg.h"
+#include "strmap.h"
 #include "url.h"
 
 const char *const extract_type_name[] = {
@@ -26,15 +27,6 @@ const char *const extract_type_name[] = {
 #define NS_SITEMAP "http://www.sitemaps.org/schemas/sitemap/0.9"
 #define NS_XINCLUDE "http://www.w3.org/2001/XInclude"
 #define NS_XINCLUDE_OLD "http://www.w3.org/2003/XInclude"
-
-/* The targets a page has given, to give each once: open addressing over
- * offsets into an arena of strings, both cleared per page. */
-struct seen {
-	uint32_t *slot;		/* offset + 1 into arena; 0 is empty */
-	size_t nslot, used;
-	char *arena;
-	size_t arena_len, arena_cap;
-};
 
 /* xml:base values in force: the base of an element applies to its
  * subtree, so each entry is popped when its element ends. */
@@ -51,7 +43,7 @@ struct extract {
 	char base[URL_BUFSIZE];	/* the HTML base */
 	bool html_base_seen;
 	bool xml_page;
-	struct seen seen;
+	struct strmap seen;	/* the targets the page has given */
 	/* XML parsing state */
 	struct base_entry *bases;
 	size_t nbases, bases_cap;
@@ -63,7 +55,10 @@ struct extract {
 	size_t text_len, text_cap;
 	bool text_too_long;
 	xmlParserCtxtPtr ctxt;	/* the XML parser */
+	size_t entity_bytes;	/* looked up on this page */
 	char *scratch;		/* attribute values made strings */
+	unsigned char *repaired;	/* a UTF-8 page with U+FFFD for bad bytes */
+	size_t repaired_cap;
 	size_t scratch_cap;
 };
 
@@ -73,8 +68,7 @@ extract_new(extract_link_fn *fn, void *arg)
 	struct extract *ex = wa_calloc(1, sizeof *ex);
 	ex->fn = fn;
 	ex->arg = arg;
-	ex->seen.nslot = 1024;
-	ex->seen.slot = wa_calloc(ex->seen.nslot, sizeof *ex->seen.slot);
+	strmap_init(&ex->seen);
 	return ex;
 }
 
@@ -93,10 +87,10 @@ extract_free(struct extract *ex)
 		return;
 	clear_bases(ex);
 	free(ex->bases);
-	free(ex->seen.slot);
-	free(ex->seen.arena);
+	strmap_free(&ex->seen, NULL);
 	free(ex->text);
 	free(ex->scratch);
+	free(ex->repaired);
 	free(ex);
 }
 
@@ -110,56 +104,11 @@ extract_begin(struct extract *ex, const char *url, struct extract_info *info)
 	strcpy(ex->base, ex->url);
 	ex->html_base_seen = false;
 	ex->xml_page = false;
-	if (ex->seen.used)
-		memset(ex->seen.slot, 0, ex->seen.nslot * sizeof *ex->seen.slot);
-	ex->seen.used = 0;
-	ex->seen.arena_len = 0;
-}
-
-static uint64_t
-hash_string(const char *s)
-{
-	uint64_t h = 0xcbf29ce484222325ULL;	/* FNV-1a */
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
-	return h;
-}
-
-/* Adds s; false if the page has given it before. */
-static bool
-seen_add(struct seen *st, const char *s)
-{
-	if ((st->used + 1) * 2 > st->nslot) {
-		size_t n = st->nslot * 2;
-		uint32_t *slot = wa_calloc(n, sizeof *slot);
-		for (size_t i = 0; i < st->nslot; i++) {
-			if (!st->slot[i])
-				continue;
-			size_t j = hash_string(st->arena + st->slot[i] - 1) & (n - 1);
-			while (slot[j])
-				j = (j + 1) & (n - 1);
-			slot[j] = st->slot[i];
-		}
-		free(st->slot);
-		st->slot = slot;
-		st->nslot = n;
+	/* strmap has no removal: a new map, when the last page used it. */
+	if (ex->seen.count) {
+		strmap_free(&ex->seen, NULL);
+		strmap_init(&ex->seen);
 	}
-	size_t j = hash_string(s) & (st->nslot - 1);
-	for (; st->slot[j]; j = (j + 1) & (st->nslot - 1))
-		if (strcmp(st->arena + st->slot[j] - 1, s) == 0)
-			return false;
-	size_t len = strlen(s) + 1;
-	if (st->arena_len + len > UINT32_MAX - 1)
-		wa_die("more than 4 GB of links on one page");
-	if (st->arena_len + len > st->arena_cap) {
-		st->arena_cap = (st->arena_len + len) * 2;
-		st->arena = wa_realloc(st->arena, st->arena_cap);
-	}
-	memcpy(st->arena + st->arena_len, s, len);
-	st->slot[j] = (uint32_t)st->arena_len + 1;
-	st->arena_len += len;
-	st->used++;
-	return true;
 }
 
 /* Suffixes whose type is known and not XML; both lists in strcmp order,
@@ -236,16 +185,25 @@ resolve(const char *base, const char *ref, char out[URL_BUFSIZE])
 	return url_resolve(base, ref, out, &why);
 }
 
-/* Resolves ref against base and gives it, once per page. */
+/* Resolves ref against base and gives it, once per page.  Another scheme
+ * (mailto:, javascript:) is the usual drop; any other reason is kept for
+ * the caller to report. */
 static void
 give(struct extract *ex, const char *base, const char *ref, const char *how)
 {
 	char dst[URL_BUFSIZE], how_xml[32];
-	if (!resolve(base, ref, dst)) {
-		ex->info->dropped++;
+	const char *why;
+	if (!url_resolve(base, ref, dst, &why)) {
+		struct extract_info *info = ex->info;
+		info->dropped++;
+		if (strcmp(why, "unsupported scheme") != 0 && info->refused++ == 0)
+			snprintf(info->refused_first, sizeof info->refused_first,
+			    "%s: %.60s%s", why, ref, strlen(ref) > 60 ? "..." : "");
 		return;
 	}
-	if (!seen_add(&ex->seen, dst))
+	bool added;
+	strmap_add(&ex->seen, dst, &added);
+	if (!added)
 		return;
 	if (extract_xml_suspect(dst, ex->xml_page)) {
 		snprintf(how_xml, sizeof how_xml, "%s+xml", how);
@@ -528,11 +486,29 @@ html_element(struct extract *ex, const char *name, const char *const *atts,
 	}
 }
 
+/* Stops the parse: the page is of type error for why, its links so far
+ * are kept. */
+static void
+stop_parse(struct extract *ex, xmlParserCtxtPtr ctxt, const char *why)
+{
+	ex->info->type = EXTRACT_ERROR;
+	snprintf(ex->info->error, sizeof ex->info->error, "line %d: %s",
+	    xmlSAX2GetLineNumber(ctxt), why);
+	xmlStopParser(ctxt);
+}
+
 static void
 html_start(void *ctx, const xmlChar *name, const xmlChar **atts)
 {
 	xmlParserCtxtPtr ctxt = ctx;
 	struct extract *ex = ctxt->_private;
+	if (ctxt->nameNr > EXTRACT_MAX_DEPTH) {
+		char why[80];
+		snprintf(why, sizeof why, "elements nested deeper than %d: the "
+		    "rest is not parsed", EXTRACT_MAX_DEPTH);
+		stop_parse(ex, ctxt, why);
+		return;
+	}
 	html_element(ex, (const char *)name, (const char *const *)atts, ex->base);
 }
 
@@ -858,6 +834,29 @@ xml_internal_subset(void *ctx, const xmlChar *name, const xmlChar *external_id,
 	give(ex, ex->url, (const char *)system_id, "doctype");
 }
 
+/* Every entity reference goes through here, in content, in attributes
+ * and in attr_value's expansion: the page's budget of replacement text
+ * bounds the work of them all. */
+static xmlEntityPtr
+budgeted_entity(void *ctx, const xmlChar *name)
+{
+	xmlParserCtxtPtr ctxt = ctx;
+	struct extract *ex = ctxt->_private;
+	xmlEntityPtr ent = xmlSAX2GetEntity(ctx, name);
+	if (!ent || ent->etype == XML_INTERNAL_PREDEFINED_ENTITY)
+		return ent;
+	ex->entity_bytes += (size_t)ent->length + 1;
+	if (ex->entity_bytes > EXTRACT_ENTITY_BUDGET) {
+		char why[80];
+		snprintf(why, sizeof why, "entities expand to more than %d bytes: "
+		    "the rest is not parsed", EXTRACT_ENTITY_BUDGET);
+		if (!ctxt->disableSAX)
+			stop_parse(ex, ctxt, why);
+		return NULL;
+	}
+	return ent;
+}
+
 /* External entities and DTDs are never read. */
 static xmlParserInputPtr
 no_entity_loader(const char *url, const char *id, xmlParserCtxtPtr ctxt)
@@ -883,11 +882,15 @@ set_error(struct extract *ex, xmlParserCtxtPtr ctxt, const char *fallback)
 	if (e && e->message) {
 		snprintf(ex->info->error, sizeof ex->info->error, "line %d: %s",
 		    e->line, e->message);
-		/* libxml2's messages end with a newline. */
+		/* libxml2's messages end with a newline, and some have one
+		 * inside ("...indicate encoding !\nBytes: 0xFF"): the
+		 * report is one line. */
 		size_t n = strlen(ex->info->error);
 		while (n && (ex->info->error[n - 1] == '\n' ||
 		    ex->info->error[n - 1] == ' '))
 			ex->info->error[--n] = '\0';
+		for (char *c = ex->info->error; (c = strchr(c, '\n'));)
+			*c = ' ';
 	} else {
 		snprintf(ex->info->error, sizeof ex->info->error, "%s", fallback);
 	}
@@ -920,6 +923,119 @@ charset_of(const char *http, const unsigned char **body, size_t *len)
 	return NULL;
 }
 
+static bool
+is_utf8_name(const char *charset)
+{
+	return strcasecmp(charset, "utf-8") == 0 || strcasecmp(charset, "utf8") == 0;
+}
+
+/* Whether the start of an HTML body names UTF-8 in a meta element, as
+ * the prescan of the WHATWG encoding sniffing algorithm finds it
+ * (simplified: the first 1024 bytes, a "charset" in a <meta> tag, then
+ * '=', then the name, quoted or not). */
+static bool
+meta_says_utf8(const unsigned char *body, size_t len)
+{
+	const char *p = (const char *)body, *end = p + (len < 1024 ? len : 1024);
+	while ((p = memchr(p, '<', (size_t)(end - p))) && end - p > 5) {
+		const char *tag = p++;
+		if (strncasecmp(tag, "<meta", 5) != 0)
+			continue;
+		const char *gt = memchr(tag, '>', (size_t)(end - tag));
+		const char *te = gt ? gt : end;
+		for (const char *c = tag + 5; te - c > 7; c++) {
+			if (strncasecmp(c, "charset", 7) != 0)
+				continue;
+			const char *v = c + 7;
+			while (v < te && isspace((unsigned char)*v))
+				v++;
+			if (v == te || *v++ != '=')
+				continue;
+			while (v < te && (isspace((unsigned char)*v) || *v == '"' || *v == '\''))
+				v++;
+			size_t n = (size_t)(te - v);
+			return (n >= 5 && strncasecmp(v, "utf-8", 5) == 0) ||
+			    (n >= 4 && strncasecmp(v, "utf8", 4) == 0);
+		}
+	}
+	return false;
+}
+
+/* The length of the valid UTF-8 sequence at p (RFC 3629: no overlong
+ * forms, surrogates or code points past U+10FFFF), 0 if there is none;
+ * *part gets the bytes of its maximal valid start, which the WHATWG
+ * decoder replaces by one U+FFFD. */
+static size_t
+utf8_sequence(const unsigned char *p, const unsigned char *end, size_t *part)
+{
+	unsigned char c = *p, lo = 0x80, hi = 0xbf;
+	size_t need;
+	*part = 1;
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf)
+		need = 1;
+	else if (c >= 0xe0 && c <= 0xef) {
+		need = 2;
+		lo = c == 0xe0 ? 0xa0 : 0x80;
+		hi = c == 0xed ? 0x9f : 0xbf;
+	} else if (c >= 0xf0 && c <= 0xf4) {
+		need = 3;
+		lo = c == 0xf0 ? 0x90 : 0x80;
+		hi = c == 0xf4 ? 0x8f : 0xbf;
+	} else
+		return 0;
+	for (size_t i = 1; i <= need; i++) {
+		if (p + i >= end || p[i] < lo || p[i] > hi)
+			return 0;
+		*part = i + 1;
+		lo = 0x80;
+		hi = 0xbf;
+	}
+	return need + 1;
+}
+
+/* body with every invalid UTF-8 sequence replaced by U+FFFD, as browsers
+ * decode a UTF-8 page: libxml2's HTML parser would read the bytes after a
+ * bad one as ISO-8859-1 when the page's meta element named UTF-8, and the
+ * later non-ASCII links with them.  NULL if body is valid. */
+static const unsigned char *
+repair_utf8(struct extract *ex, const unsigned char *body, size_t *len)
+{
+	static const unsigned char fffd[3] = { 0xef, 0xbf, 0xbd };
+	const unsigned char *end = body + *len;
+	size_t bad = 0, part, n;
+	for (const unsigned char *p = body; p < end; p += n ? n : part) {
+		/* Pages are mostly ASCII: eight bytes a step through it. */
+		uint64_t w;
+		while (end - p >= 8 && (memcpy(&w, p, 8), (w & 0x8080808080808080ULL) == 0))
+			p += 8;
+		if (p == end)
+			break;
+		if (!(n = utf8_sequence(p, end, &part)))
+			bad++;
+	}
+	if (!bad)
+		return NULL;
+	if (*len + 2 * bad > ex->repaired_cap) {
+		ex->repaired_cap = *len + 2 * bad;
+		free(ex->repaired);
+		ex->repaired = wa_malloc(ex->repaired_cap);
+	}
+	unsigned char *d = ex->repaired;
+	for (const unsigned char *p = body; p < end; p += n ? n : part) {
+		if ((n = utf8_sequence(p, end, &part))) {
+			memcpy(d, p, n);
+			d += n;
+		} else {
+			memcpy(d, fffd, sizeof fffd);
+			d += sizeof fffd;
+		}
+	}
+	*len = (size_t)(d - ex->repaired);
+	return ex->repaired;
+}
+
 void
 extract_document(struct extract *ex, enum extract_type type,
     const char *http_charset, const unsigned char *body, size_t len)
@@ -936,6 +1052,12 @@ extract_document(struct extract *ex, enum extract_type type,
 		return;
 	}
 	const char *charset = charset_of(http_charset, &body, &len);
+	if (type == EXTRACT_HTML && (charset ? is_utf8_name(charset) :
+	    meta_says_utf8(body, len))) {
+		const unsigned char *repaired = repair_utf8(ex, body, &len);
+		if (repaired)
+			body = repaired;
+	}
 	/* A charset libxml2 does not know is a server's mistake more often
 	 * than the page's: the page is read as if none had been named. */
 	xmlCharEncodingHandlerPtr handler = charset ?
@@ -969,6 +1091,7 @@ extract_document(struct extract *ex, enum extract_type type,
 		sax.ignorableWhitespace = xml_characters;
 		sax.processingInstruction = xml_pi;
 		sax.internalSubset = xml_internal_subset;
+		sax.getEntity = budgeted_entity;
 		sax.comment = NULL;
 		sax.reference = NULL;
 		sax.startElement = NULL;
@@ -988,13 +1111,15 @@ extract_document(struct extract *ex, enum extract_type type,
 	if (handler)
 		xmlSwitchToEncoding(ctxt, handler);
 	ex->depth = 0;
+	ex->entity_bytes = 0;
 	ex->capture_how = NULL;
 	ex->capture_depth = 0;
 	ex->text_len = 0;
 	ex->root_kind = ROOT_OTHER;
 	if (type == EXTRACT_HTML) {
 		htmlParseDocument(ctxt);
-	} else if (xmlParseDocument(ctxt) != 0 || !ctxt->wellFormed) {
+	} else if ((xmlParseDocument(ctxt) != 0 || !ctxt->wellFormed) &&
+	    info->type != EXTRACT_ERROR) {
 		set_error(ex, ctxt, "not well-formed");
 	}
 	clear_bases(ex);

@@ -3,9 +3,10 @@
  * sec. 2; the DTD category of seed 000 ch. 5).
  *
  * HTML goes through libxml2's HTML parser in recover mode, XML through its
- * XML parser with no network, no external entities, no DTD loading and
- * libxml2's limits on entity expansion; both as SAX streams, so no tree is
- * built.  Every link is resolved against the page's base and made
+ * XML parser with no network, no external entities, no DTD loading,
+ * libxml2's limits on entity expansion and ours (EXTRACT_ENTITY_BUDGET);
+ * both as SAX streams, so no tree is built, and both no deeper than
+ * EXTRACT_MAX_DEPTH elements.  Every link is resolved against the page's base and made
  * canonical (url.h); those that are not http or https are dropped, and a
  * page gives each target once, with the "how" of its first occurrence and
  * "+xml" appended when the target is an XML suspect.
@@ -27,11 +28,26 @@ enum extract_type {
 extern const char *const extract_type_name[];
 
 #define EXTRACT_ROOT_MAX 256
+/* Elements nested deeper than this stop the parse of an HTML page (XML:
+ * libxml2's own limit, the same number): libxml2's HTML parser looks
+ * through the whole stack of open elements for each end tag that matches
+ * none, so that a deep page of stray end tags would take quadratic time. */
+#define EXTRACT_MAX_DEPTH 256
+/* Bytes of entity replacement text (the predefined entities aside) that
+ * the references of one XML page may look up, in content and attributes
+ * alike; past it the parse stops.  libxml2 catches the billion laughs, not
+ * a large entity referenced many times. */
+#define EXTRACT_ENTITY_BUDGET (4 << 20)
 
 struct extract_info {
 	enum extract_type type;
 	size_t outdeg;		/* distinct links given */
 	size_t dropped;		/* links not http(s) or not resolvable */
+	/* Of those, the links that were no other scheme's but could not be
+	 * made canonical (too long, a bad host...), and the first one's
+	 * reason and start: "URL longer than 8192 bytes: /l/aaaa..." */
+	size_t refused;
+	char refused_first[160];
 	char root[EXTRACT_ROOT_MAX];	/* XML root element as written, or "" */
 	/* The DTD's system identifier, resolved, else the root's namespace
 	 * URI; "" if neither.  Never holds a space, tab or newline. */
@@ -66,7 +82,9 @@ bool extract_media_generic(const char *media_type);
 
 /* Parses body as type (EXTRACT_HTML or EXTRACT_XML; the others give no
  * links) with the charset of the HTTP header, if any (NULL otherwise).
- * A charset libxml2 does not know is ignored.  Sets info->type,
+ * A charset libxml2 does not know is ignored.  In HTML that names UTF-8
+ * (the charset, a byte order mark, a meta element in its first 1024 bytes)
+ * each invalid UTF-8 sequence is read as U+FFFD, as browsers decode.  Sets info->type,
  * EXTRACT_ERROR if the XML is not well-formed; the links found before the
  * error are kept. */
 void extract_document(struct extract *ex, enum extract_type type,

@@ -8,6 +8,7 @@
 
 #include "extsort.h"
 #include "msg.h"
+#include "thread.h"
 
 /* A run reader never gets less than this, so that a pass reads the disk
  * in pieces larger than a seek; nor more than READ_MAX, beyond which
@@ -321,7 +322,7 @@ spill(struct extsort *s)
 	s->spare_n = s->n;
 	s->n = 0;
 	s->cap = s->cap_max;
-	int rc = pthread_create(&s->spiller, NULL, spill_thread, s);
+	int rc = wa_thread_start(&s->spiller, spill_thread, s);
 	if (rc) {
 		errno = rc;
 		wa_die_errno("%s: cannot start a thread", s->name);

@@ -19,7 +19,9 @@ line_end(const unsigned char *p, const unsigned char *end, const unsigned char *
 	return nl > p && nl[-1] == '\r' ? nl - 1 : nl;
 }
 
-static void
+/* Copies the value [v, e) without its surrounding blanks; false, with ""
+ * in out, if it does not fit. */
+static bool
 copy_trimmed(char *out, size_t size, const unsigned char *v, const unsigned char *e)
 {
 	while (v < e && (*v == ' ' || *v == '\t'))
@@ -29,10 +31,11 @@ copy_trimmed(char *out, size_t size, const unsigned char *v, const unsigned char
 	size_t n = (size_t)(e - v);
 	if (n >= size) {
 		*out = '\0';
-		return;
+		return false;
 	}
 	memcpy(out, v, n);
 	out[n] = '\0';
+	return true;
 }
 
 static void
@@ -128,7 +131,8 @@ http_parse_response(const unsigned char *block, size_t len,
 				size_t tl = strlen(tmp);
 				r->chunked = tl >= 7 && strcmp(tmp + tl - 7, "chunked") == 0;
 			} else if (n == 8 && strncasecmp((const char *)p, "location", 8) == 0) {
-				copy_trimmed(r->location, sizeof r->location, v, e);
+				r->location_too_long = !copy_trimmed(r->location,
+				    sizeof r->location, v, e);
 			}
 		}
 		p = next;

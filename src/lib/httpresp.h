@@ -18,6 +18,7 @@ struct http_response {
 	char content_encoding[64];	/* lower case, as sent; "" if none */
 	bool chunked;			/* Transfer-Encoding: chunked */
 	char location[URL_BUFSIZE];	/* "" if none, or too long */
+	bool location_too_long;
 	const unsigned char *body;	/* after the header, as stored */
 	size_t body_len;
 };

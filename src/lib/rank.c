@@ -11,6 +11,7 @@
 #include "msg.h"
 #include "progress.h"
 #include "rank.h"
+#include "thread.h"
 #include "tsv.h"
 #include "opt.h"
 
@@ -380,7 +381,7 @@ run_workers(struct engine *e, void *(*fn)(void *))
 {
 	pthread_t tid[64];
 	for (unsigned t = 1; t < e->nt; t++)
-		if (pthread_create(&tid[t], NULL, fn, &e->w[t]) != 0)
+		if (wa_thread_start(&tid[t], fn, &e->w[t]) != 0)
 			wa_die("cannot start a thread");
 	fn(&e->w[0]);
 	for (unsigned t = 1; t < e->nt; t++)
@@ -1052,7 +1053,7 @@ rank_write_scores(const struct graph *g, const struct rank_params *p, const doub
 			}
 		}
 		for (unsigned k = 1; k < nt; k++)
-			if (pthread_create(&tid[k], NULL, format_rows, &task[k]) != 0)
+			if (wa_thread_start(&tid[k], format_rows, &task[k]) != 0)
 				wa_die("cannot start a thread");
 		format_rows(&task[0]);
 		for (unsigned k = 1; k < nt; k++)

@@ -5,6 +5,7 @@
 #include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -72,8 +73,12 @@ sorter_start(struct sorter *so, const char *what, uint64_t mem, unsigned paralle
 	argv[argc++] = size;
 	argv[argc++] = threads;
 	/* URL lines compress several times over: the runs a large input
-	 * spills take that much less disk. */
-	if (on_path("zstd"))
+	 * spills take that much less disk.  But zstd takes 100 to 300 MiB of
+	 * address space whatever -S says: under an address-space limit
+	 * (ulimit -v) it would fail, and the sort with it. */
+	struct rlimit as;
+	bool as_limited = getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY;
+	if (!as_limited && on_path("zstd"))
 		argv[argc++] = "--compress-program=zstd";
 	if (dir) {
 		argv[argc++] = "-T";

@@ -1,6 +1,7 @@
 /* GNU sort(1) as a child process, fed through a pipe: LC_ALL=C sort -S
  * SIZE --parallel=N [-T DIR] [-u], with --compress-program=zstd when
- * zstd is installed.  Its output comes back through a pipe,
+ * zstd is installed and the address space is not limited (ulimit -v).
+ * Its output comes back through a pipe,
  * or goes to a given file descriptor.  The child is registered with
  * workdir.h, which stops it if the process dies first. */
 #ifndef WA_SORTER_H

@@ -223,16 +223,19 @@ transfer_mime(const struct transfer *x)
 }
 
 char *
-transfer_redirect_target(const struct transfer *x, long code)
+transfer_redirect_target(const struct transfer *x, long code, const char **refused)
 {
 	char *loc = NULL, canon[URL_BUFSIZE];
-	const char *why;
-	if (code < 300 || code >= 400)
+	*refused = NULL;
+	if (code < 300 || code >= 400 || code == 304 || !transfer_header(x, "Location"))
 		return NULL;
+	/* libcurl resolves the Location against the URL, for its schemes. */
 	curl_easy_getinfo(x->easy, CURLINFO_REDIRECT_URL, &loc);
-	if (!loc || !url_canon(loc, canon, &why))
+	if (!loc) {
+		*refused = "not an http or https URL";
 		return NULL;
-	return wa_strdup(canon);
+	}
+	return url_canon(loc, canon, refused) ? wa_strdup(canon) : NULL;
 }
 
 const char *

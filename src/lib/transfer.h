@@ -74,8 +74,10 @@ void transfer_free(struct transfer *x);
 const char *transfer_header(const struct transfer *x, const char *name);
 /* Content-Type without parameters, in lower case (malloc'ed), or NULL. */
 char *transfer_mime(const struct transfer *x);
-/* A 3xx's Location target, canonical (malloc'ed), or NULL. */
-char *transfer_redirect_target(const struct transfer *x, long code);
+/* A 3xx's Location target, canonical (malloc'ed), or NULL: none, or one
+ * refused, with the reason in *refused. */
+char *transfer_redirect_target(const struct transfer *x, long code,
+    const char **refused);
 /* The status name of a transfer that failed with rc: "timeout", "dns"... */
 const char *transfer_error_name(CURLcode rc);
 /* What WARC-Truncated says for the response, or NULL if it is whole. */

@@ -26,6 +26,7 @@
 
 #include "atomic.h"
 #include "msg.h"
+#include "thread.h"
 #include "warc.h"
 
 /* ------------------------------------------------------------------ */
@@ -449,7 +450,7 @@ warc_writer_open(const char *path, uint64_t max_size,
 	open_file(w);
 	pthread_mutex_init(&w->lock, NULL);
 	pthread_cond_init(&w->changed, NULL);
-	int rc = pthread_create(&w->thread, NULL, writer_thread, w);
+	int rc = wa_thread_start(&w->thread, writer_thread, w);
 	if (rc != 0) {
 		errno = rc;
 		wa_die_errno("%s: cannot start the writing thread", path);
@@ -598,7 +599,7 @@ read_input(struct warc_reader *r)
 	size_t n = fread(r->in + r->in_len, 1, sizeof r->in - r->in_len, r->fp);
 	if (n == 0) {
 		if (ferror(r->fp))
-			wa_die_errno("%s", r->name);
+			wa_die_errno("%s: read error", r->name);
 		r->in_eof = true;
 		return false;
 	}
