@@ -11,6 +11,7 @@
 # wa-invrank, damaged OPIC states) are repeated only where this test adds
 # the check of the previous outputs (the unsorted history and state).
 . "$(dirname "$0")/lib.sh"
+. "$T_DIR/fault-inputs.sh"
 gen=$(script_prog gen-graph) || skip_all "gen-graph is not built (make)"
 i=$tmp/in o=$tmp/out m=$tmp/full
 mkdir "$i" "$o" "$m"
@@ -28,11 +29,9 @@ gz() { gzip -n -c "$1" >"$2"; }
 
 # The inputs: a generated graph and its ranks, a history, a page state, a
 # WARC of three pages (a gzip member each).
-"$gen" -n 400 -m powerlaw -S 8 -P "$i/pages.tsv" >"$i/links.tsv"
-gz "$i/links.tsv" "$i/links.gz"
+fault_inputs "$i" "$gen"
+one=$WARC_FIRST
 cut_at "$i/links.gz" $(($(wc -c <"$i/links.gz") / 2)) "$i/links.cut.gz"
-wa-linkmat -q -p "$i/pages.tsv" -o "$i/g" "$i/links.tsv"
-wa-pagerank -q -b "$i/imp.vec" -o "$i/imp.tsv" "$i/g"
 sort -r "$i/imp.tsv" >"$i/imp.unsorted"
 gz "$i/imp.tsv" "$i/imp.gz"
 cut_at "$i/imp.gz" 300 "$i/imp.cut.gz"
@@ -40,31 +39,14 @@ cp "$i/imp.vec" "$i/imp.flip.vec" && flip "$i/imp.flip.vec" 200
 cut_at "$i/imp.vec" 1000 "$i/imp.cut.vec"
 cp -a "$i/g" "$i/g.flip" && flip "$i/g.flip/slice-0000" 70
 cp -a "$i/g" "$i/g.cut" && cut_at "$i/g/outdeg" 100 "$i/g.cut/outdeg"
-"$ROOT/scripts/gen-history" 300 >"$i/hist.tsv"
 gz "$i/hist.tsv" "$i/hist.gz"
 cut_at "$i/hist.gz" 1500 "$i/hist.cut.gz"
-awk -F '\t' -v OFS='\t' '{ print $1, "html", $2, $2, "0.5", (NR % 3 ? 1700000000 - NR * 600 : "-"), "-" }' \
-	"$i/imp.tsv" >"$i/state.tsv"
 gz "$i/state.tsv" "$i/state.gz"
 cut_at "$i/state.gz" 1000 "$i/state.cut.gz"
 { sed -n 2p "$i/state.tsv"; sed -n 1p "$i/state.tsv"; } >"$i/state.unsorted"
 { grep -m1 "^$(sed -n '$s/\t.*//p' "$i/hist.tsv")$T" "$i/hist.tsv"; cat "$i/hist.tsv"; } >"$i/hist.unsorted"
-page() {	# URL BODY: a gzip member of a WARC response record
-	body=$2
-	http=$(printf 'HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: %d\r\n\r\n%s' \
-		${#body} "$body")
-	printf 'WARC/1.1\r\nWARC-Type: response\r\nWARC-Target-URI: %s\r\nWARC-Date: 2026-01-01T00:00:00Z\r\nWARC-Record-ID: <urn:uuid:%s>\r\nContent-Type: application/http;msgtype=response\r\nContent-Length: %d\r\n\r\n%s\r\n\r\n' \
-		"$1" "$3" ${#http} "$http" | gzip -n
-}
-{
-	page http://a.test/ '<a href="/x">x</a><a href="http://b.test/">b</a>' 7f1c1c0e-0000-4000-8000-000000000001
-	page http://a.test/x '<a href="/">home</a>' 7f1c1c0e-0000-4000-8000-000000000002
-	page http://b.test/ '<a href="http://a.test/x">x</a>' 7f1c1c0e-0000-4000-8000-000000000003
-} >"$i/crawl.warc.gz"
-one=$(page http://a.test/ '<a href="/x">x</a><a href="http://b.test/">b</a>' 7f1c1c0e-0000-4000-8000-000000000001 | wc -c)
 cut_at "$i/crawl.warc.gz" $((one + 40)) "$i/crawl.cut.gz"
 cp "$i/crawl.warc.gz" "$i/crawl.flip.gz" && flip "$i/crawl.flip.gz" $((one + 60))
-wa-opic -q -s "$i/opic.st" "$i/links.tsv" >/dev/null
 cp "$i/opic.st" "$o/opic.st"
 ok "the inputs are made" test -s "$i/crawl.warc.gz" -a -s "$i/state.tsv" -a -s "$i/opic.st" \
 	-a -d "$i/g" -a -s "$i/hist.tsv"

@@ -13,6 +13,7 @@
 # stdin, its own /proc/self/mem open at the data: the tool reads the rows,
 # then EIO where the data ends.
 . "$(dirname "$0")/lib.sh"
+. "$T_DIR/fault-inputs.sh"
 gen=$(script_prog gen-graph) || skip_all "gen-graph is not built (make)"
 head -c 1 /proc/self/mem >/dev/null 2>&1 && skip_all "reading /proc/self/mem at 0 does not fail here"
 i=$tmp/in o=$tmp/out
@@ -47,28 +48,8 @@ sys.exit(subprocess.call(sys.argv[2:], stdin=mem))
 EOF
 eio_after() { "$PY" "$tmp/eio-after.py" "$@"; }
 
-# The inputs, as in t/faults.t: a generated graph and its ranks, a
-# history, a page state, a WARC of three pages, an OPIC state, rules.
-"$gen" -n 400 -m powerlaw -S 8 -P "$i/pages.tsv" >"$i/links.tsv"
-gzip -n -c "$i/links.tsv" >"$i/links.gz"
-wa-linkmat -q -p "$i/pages.tsv" -o "$i/g" "$i/links.tsv"
-wa-pagerank -q -b "$i/imp.vec" -o "$i/imp.tsv" "$i/g"
-"$ROOT/scripts/gen-history" 300 >"$i/hist.tsv"
-awk -F '\t' -v OFS='\t' '{ print $1, "html", $2, $2, "0.5", (NR % 3 ? 1700000000 - NR * 600 : "-"), "-" }' \
-	"$i/imp.tsv" >"$i/state.tsv"
-page() {	# URL BODY ID: a gzip member of a WARC response record
-	body=$2
-	http=$(printf 'HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: %d\r\n\r\n%s' \
-		${#body} "$body")
-	printf 'WARC/1.1\r\nWARC-Type: response\r\nWARC-Target-URI: %s\r\nWARC-Date: 2026-01-01T00:00:00Z\r\nWARC-Record-ID: <urn:uuid:%s>\r\nContent-Type: application/http;msgtype=response\r\nContent-Length: %d\r\n\r\n%s\r\n\r\n' \
-		"$1" "$3" ${#http} "$http" | gzip -n
-}
-{
-	page http://a.test/ '<a href="/x">x</a><a href="http://b.test/">b</a>' 7f1c1c0e-0000-4000-8000-000000000001
-	page http://a.test/x '<a href="/">home</a>' 7f1c1c0e-0000-4000-8000-000000000002
-	page http://b.test/ '<a href="http://a.test/x">x</a>' 7f1c1c0e-0000-4000-8000-000000000003
-} >"$i/crawl.warc.gz"
-wa-opic -q -s "$i/opic.st" "$i/links.tsv" >/dev/null
+# The inputs of t/faults.t (t/fault-inputs.sh), a fetch list and rules.
+fault_inputs "$i" "$gen"
 # A fetch list whose addresses wa-fetch refuses (private, no
 # --allow-private): were it to go on, it would connect nowhere.
 for k in 1 2 3; do echo "http://$(t_addr 1):9/p$k"; done >"$i/fetch.list"
