@@ -10,6 +10,7 @@
 #include "atomic.h"
 #include "msg.h"
 #include "progress.h"
+#include "propagate.h"
 #include "rank.h"
 #include "thread.h"
 #include "tsv.h"
@@ -40,6 +41,10 @@ struct finish {
 	unsigned nt;
 	uint64_t lo;
 	bool jacobi, renormalize;
+	/* Propagation blocking (propagate.h): what the page received, what
+	 * it sent, scaled as the sweep before ended; its change to send. */
+	double *received, *sent, stale_scale;
+	float *change;
 	struct change ch;
 	double dangling_delta, unscaled;
 };
@@ -79,8 +84,11 @@ struct engine {
 	uint64_t n;
 	struct bin_map outdeg_map, indeg_map;
 	const uint32_t *outdeg, *indeg;
-	struct slice *slices;
+	struct slice *slices;		/* the graph's, or the parts of propagation */
+	uint32_t nslices;
 	bool streamed;			/* slices read from disk each pass */
+	bool propagating;		/* links between parts by propagation blocking */
+	struct propagation pb;
 	uint64_t max_slice_nodes;
 
 	bool imp, use;
@@ -208,14 +216,16 @@ static inline __attribute__((always_inline)) void
 finish_page(struct finish *f, uint64_t j, double sum)
 {
 	uint64_t i = j - f->lo;
-	if (f->nt <= 2) {
-		sum += f->acc[0][i];
-		if (f->nt == 2)
-			sum += f->acc[1][i];
-	} else {
-		for (unsigned t = 0; t < f->nt; t++)
-			sum += f->more_acc[t][i];
+	double external = f->acc[0][i];
+	if (f->nt == 2) {
+		external += f->acc[1][i];
+	} else if (f->nt > 2) {
+		for (unsigned t = 1; t < f->nt; t++)
+			external += f->more_acc[t][i];
 	}
+	sum += external;
+	if (f->received)
+		f->received[j] = external;
 	double ej = f->e ? f->e[j] : f->uniform_e, old = f->pr[j];
 	/* The dangling pages' rank as this thread knows it: Gauss-Seidel again. */
 	double v = f->c * sum + (1 - f->c) * ej;
@@ -232,6 +242,11 @@ finish_page(struct finish *f, uint64_t j, double sum)
 			f->dangling_delta += v - old;
 		f->pr[j] = v;
 		f->x[j] = deg ? v / deg : 0;
+		if (f->sent) {
+			float change = (float)(f->x[j] - f->sent[j] * f->stale_scale);
+			f->sent[j] = f->sent[j] * f->stale_scale + change;
+			f->change[i] = change;
+		}
 	}
 }
 
@@ -347,8 +362,46 @@ external_work(void *arg)
 	struct worker *w = arg;
 	if (w->e->imp)
 		memset(w->acc, 0, (w->s->hi - w->s->lo) * sizeof *w->acc);
-	scan_section(w, false);
+	if (w->e->propagating) {	/* b0, b1: the parts whose links it gathers */
+		struct engine *e = w->e;
+		const struct slice *s = w->s;
+		propagation_gather(&e->pb, s->k, w->b0, w->b1, w->t == 0, w->acc);
+		/* Its share of the part, scaled to the sweep before's sum of 1. */
+		double scale = e->pb.stale_scale;
+		uint64_t pages = s->hi - s->lo;
+		if (scale != 1)
+			for (uint64_t j = s->lo + pages * w->t / e->nt;
+			    j < s->lo + pages * (w->t + 1) / e->nt; j++) {
+				e->pr[j] *= scale;
+				e->x[j] *= scale;
+			}
+	}
+	else
+		scan_section(w, false);
 	return NULL;
+}
+
+/* The slice, a part, finished: its changes to the other parts [b0, b1). */
+static void *
+scatter_work(void *arg)
+{
+	struct worker *w = arg;
+	propagation_scatter(&w->e->pb, w->s->k, w->b0, w->b1);
+	return NULL;
+}
+
+/* Every thread its share of the other parts, for the gather into part k
+ * or the scatter from it. */
+static void
+split_parts(struct engine *e, const struct slice *s, bool gather)
+{
+	for (unsigned t = 0; t < e->nt; t++) {
+		e->w[t].s = s;
+		e->w[t].b0 = propagation_split(&e->pb, gather, s->k, t, e->nt);
+		if (t)
+			e->w[t - 1].b1 = e->w[t].b0;
+	}
+	e->w[e->nt - 1].b1 = e->pb.parts;
 }
 
 static void *
@@ -413,17 +466,21 @@ scan_slice(struct engine *e, const struct slice *s, struct change *ch)
 {
 	/* From disk, the next slice is read while this one is computed. */
 	if (e->streamed)
-		slice_prefetch(&e->slices[(s->k + 1) % e->g->slices]);
+		slice_prefetch(&e->slices[(s->k + 1) % e->nslices]);
 	uint64_t ext = s->external_blocks, words = s->block_off[ext];
-	for (unsigned t = 0; t < e->nt; t++) {
-		struct worker *w = &e->w[t];
-		w->s = s;
-		w->released = 0;
-		w->b0 = t ? split_blocks(s, 0, ext, words * t / e->nt, false) : 0;
-		if (t)
-			e->w[t - 1].b1 = w->b0;
+	if (e->propagating) {
+		split_parts(e, s, true);
+	} else {
+		for (unsigned t = 0; t < e->nt; t++) {
+			struct worker *w = &e->w[t];
+			w->s = s;
+			w->released = 0;
+			w->b0 = t ? split_blocks(s, 0, ext, words * t / e->nt, false) : 0;
+			if (t)
+				e->w[t - 1].b1 = w->b0;
+		}
+		e->w[e->nt - 1].b1 = ext;
 	}
-	e->w[e->nt - 1].b1 = ext;
 	run_workers(e, external_work);
 
 	/* The internal blocks, in lanes balanced on words plus pages. */
@@ -445,12 +502,22 @@ scan_slice(struct engine *e, const struct slice *s, struct change *ch)
 			.nt = e->nt, .lo = s->lo, .jacobi = e->p->jacobi,
 			.renormalize = e->p->renormalize,
 		};
+		if (e->propagating) {
+			ln->fin.received = e->pb.received;
+			ln->fin.sent = e->pb.sent;
+			ln->fin.stale_scale = e->pb.stale_scale;
+			ln->fin.change = e->pb.part_change;
+		}
 	}
 	e->lane[e->lanes - 1].b1 = s->blocks;
 	e->lane[e->lanes - 1].hi = s->hi;
 	if (e->imp && !e->p->jacobi && e->lanes > 1)
 		memcpy(e->x_before, e->x + s->lo, pages * sizeof *e->x_before);
 	run_workers(e, internal_work);
+	if (e->propagating) {
+		split_parts(e, s, false);
+		run_workers(e, scatter_work);
+	}
 
 	for (unsigned l = 0; l < e->lanes; l++) {
 		const struct finish *f = &e->lane[l].fin;
@@ -713,6 +780,7 @@ engine_open(struct engine *e, const struct graph *g, const struct rank_params *p
 			e->max_slice_nodes = g->bound[k + 1] - g->bound[k];
 
 	e->slices = wa_calloc(g->slices, sizeof *e->slices);
+	e->nslices = g->slices;
 	uint64_t matrix = 0;
 	for (uint32_t k = 0; k < g->slices; k++) {
 		slice_open(g, k, &e->slices[k]);
@@ -731,6 +799,31 @@ engine_open(struct engine *e, const struct graph *g, const struct rank_params *p
 		    (unsigned long long)e->n, (unsigned long long)g->links, g->slices,
 		    e->streamed ? "read from disk each pass" : "in memory",
 		    (unsigned long long)(matrix >> 20), (unsigned long long)(vec >> 20));
+	/* Gauss-Seidel importance in memory: the links between parts by
+	 * propagation blocking, the parts as the slices of the sweep.  A
+	 * graph of one part has no links between parts, and its own slices,
+	 * often smaller than a lane, make Gauss-Seidel exact page by page. */
+	e->propagating = !e->streamed && e->imp && !e->use && !p->jacobi &&
+	    g->nodes > (UINT64_C(1) << PROPAGATE_PART_BITS) &&
+	    vec + matrix + propagation_bytes(g) <= p->memory;
+	if (e->propagating) {
+		struct slice *parts;
+		uint64_t np = propagation_build(&e->pb, g, e->slices, &parts);
+		for (uint32_t k = 0; k < g->slices; k++)
+			slice_close(&e->slices[k]);
+		free(e->slices);
+		e->slices = parts;
+		e->nslices = (uint32_t)np;
+		e->max_slice_nodes = 0;
+		for (uint32_t k = 0; k < e->nslices; k++)
+			if (parts[k].hi - parts[k].lo > e->max_slice_nodes)
+				e->max_slice_nodes = parts[k].hi - parts[k].lo;
+		if (wa_verbose)
+			wa_warn("Gauss-Seidel on %u parts of up to %llu pages, %llu links between "
+			    "them by propagation blocking", e->nslices,
+			    (unsigned long long)e->max_slice_nodes,
+			    (unsigned long long)e->pb.gather_off[np * np]);
+	}
 	if (wa_verbose && p->on_disk)
 		wa_warn("the vectors do not fit -m: kept in temporary files, paged");
 
@@ -772,9 +865,11 @@ engine_close(struct engine *e)
 	}
 	free(e->w);
 	free(e->acc);
-	for (uint32_t k = 0; k < e->g->slices; k++)
+	for (uint32_t k = 0; k < e->nslices; k++)
 		slice_close(&e->slices[k]);
 	free(e->slices);
+	if (e->propagating)
+		propagation_free(&e->pb);
 	rank_vector_free(e->p, e->x, e->n);
 	rank_vector_free(e->p, e->next, e->n);
 	rank_vector_free(e->p, e->r, e->n);
@@ -783,6 +878,23 @@ engine_close(struct engine *e)
 	free(e->absorbed);
 	bin_map_close(&e->outdeg_map);
 	bin_map_close(&e->indeg_map);
+}
+
+/* Before the first sweep: every part sends its x whole, and receives. */
+static void
+propagation_begin(struct engine *e)
+{
+	for (uint32_t k = 0; k < e->nslices; k++) {
+		propagation_send(&e->pb, k, e->x + e->slices[k].lo);
+		split_parts(e, &e->slices[k], false);
+		run_workers(e, scatter_work);
+	}
+	for (uint32_t k = 0; k < e->nslices; k++) {
+		split_parts(e, &e->slices[k], true);
+		run_workers(e, external_work);
+		propagation_receive(&e->pb, k, e->acc, e->nt);
+	}
+	propagation_clear(&e->pb);
 }
 
 void
@@ -794,6 +906,8 @@ rank_compute(const struct graph *g, const struct rank_params *p, struct rank_vec
 	memset(res, 0, sizeof *res);
 	if (e.imp)
 		refresh_importance(&e, 1);
+	if (e.propagating)
+		propagation_begin(&e);
 	if (e.use)	/* from E', as the paper says */
 		copy_vector(&e, e.u, v->e_use);
 
@@ -803,7 +917,7 @@ rank_compute(const struct graph *g, const struct rank_params *p, struct rank_vec
 		double t0 = monotonic_seconds();
 		struct change ci = { 0 }, cu = { 0 };
 		e.unscaled = 0;
-		for (uint32_t k = 0; k < g->slices; k++) {
+		for (uint32_t k = 0; k < e.nslices; k++) {
 			const struct slice *s = &e.slices[k];
 			if (e.use)
 				prepare_usefulness(&e, s, &cu);
@@ -819,7 +933,13 @@ rank_compute(const struct graph *g, const struct rank_params *p, struct rank_vec
 			}
 			/* Gauss-Seidel does not keep the sum of the vector; put back
 			 * to 1, the error along the dominant direction goes. */
-			refresh_importance(&e, p->jacobi ? 1 : 1 / vector_sum(&e, e.pr));
+			if (e.propagating) {
+				/* Each part takes it as the next sweep comes to it. */
+				e.pb.stale_scale = 1 / e.unscaled;
+				e.dangling *= e.pb.stale_scale;
+			} else {
+				refresh_importance(&e, p->jacobi ? 1 : 1 / vector_sum(&e, e.pr));
+			}
 		}
 		if (e.use && !e.pushing)
 			finish_usefulness_jacobi(&e, &cu);
@@ -855,6 +975,9 @@ rank_compute(const struct graph *g, const struct rank_params *p, struct rank_vec
 		}
 	}
 	progress_end(&pg);
+	if (e.propagating)
+		for (uint64_t j = 0; j < e.n; j++)
+			e.pr[j] *= e.pb.stale_scale;
 	if (e.imp && e.pr != v->importance) {	/* Jacobi ended on the other buffer */
 		copy_vector(&e, v->importance, e.pr);
 		e.next = e.pr;

@@ -8,8 +8,12 @@
  * pages after it use the new one, in the same slice too: a slice's
  * external links are summed first, then its internal links page by page
  * (graph.h).  Most links of a site stay within it, so this is what makes
- * Gauss-Seidel pay on real link graphs.  Pages without out-links spread
- * their rank along E, the solution networkx and igraph compute; with
+ * Gauss-Seidel pay on real link graphs.  In memory, importance alone by
+ * Gauss-Seidel on a graph of more than 2^16 pages takes parts of 2^16
+ * pages for its slices and moves the links between them by propagation
+ * blocking (propagate.h).  Pages
+ * without out-links spread their rank along E, the solution networkx and
+ * igraph compute; with
  * renormalize each iterate is instead rescaled by r of eq. 2.6-2.7, a
  * different fix-point, by power iterations: Gauss-Seidel would compound
  * the rescaling along every chain of links within a sweep, and diverges.
