@@ -119,36 +119,53 @@ vcheck "lanes: three iterations with -j 2 equal -j 1 to round-off" \
 	diff "$tmp/lanes.j2" "$tmp/lanes.j1" --tol 1e-14
 vcheck "lanes: and with -j 3" diff "$tmp/lanes.j3" "$tmp/lanes.j1" --tol 1e-14
 
-# Propagation blocking (src/lib/propagate.h): in memory, Gauss-Seidel cuts
-# the pages into parts of 2^16 and sends the changes of x along the links
-# between parts through a buffer, as floats whose rounding goes with the
-# next change.  A graph of three parts (150000 pages, 600000 links, one in
-# seven between parts) ranked so equals the same graph ranked out of core
-# (-m 3M: the matrix slices, no parts) and by Jacobi, both checked against
-# networkx above.  Under valgrind, two parts and three iterations.
-pages=150000 degree=4 iterations=$TIGHT
-under_valgrind && pages=70000 degree=2 iterations="-i 3"
+# Propagation blocking (src/lib/propagate.h): Gauss-Seidel cuts the pages
+# into parts of 2^16 and sends the changes of x along the links between
+# parts through a buffer, as floats whose rounding goes with the next
+# change.  A graph of three parts (150000 pages, 600000 links, one in
+# seven between parts) ranked so equals the same graph ranked by the
+# slices of the matrix (-m 3M, where the parts do not fit) and by Jacobi,
+# both checked against networkx above.  With -m 6M the streams go to
+# temporary files and the ranks are the same bits as in memory.  Under
+# valgrind, two parts and three iterations, in files with -m 3M.
+pages=150000 degree=4 iterations=$TIGHT files=6M
+under_valgrind && pages=70000 degree=2 iterations="-i 3" files=3M
 gen_graph -n $pages -d $degree -s 11
 ok "parts: the graph of $pages pages" wa-linkmat -q -p "$tmp/gen.pages.tsv" -o "$tmp/parts.g" \
 	"$tmp/gen.links.tsv"
 ok "parts: Gauss-Seidel in memory" wa-pagerank -v -j 2 $iterations -o "$tmp/parts.gs" "$tmp/parts.g"
-like "$(grep parts "$tmp/stderr")" "on [23] parts of up to 65536 pages, [0-9]+ links between them" \
+like "$(grep parts "$tmp/stderr")" "on [23] parts of up to 65536 pages, [0-9]+ links between them by propagation blocking\$" \
 	"parts: by propagation blocking"
 ok "parts: -j 2 again" wa-pagerank -q -j 2 $iterations -o "$tmp/parts.gs2" "$tmp/parts.g"
 same_file "$tmp/parts.gs2" "$tmp/parts.gs" "parts: the same bytes"
-if ! under_valgrind; then
-	ok "parts: out of core" wa-pagerank -v -m 3M $TIGHT -o "$tmp/parts.m" "$tmp/parts.g"
-	is "$(grep -c 'parts of up to' "$tmp/stderr")" 0 "parts: there, the slices of the matrix"
-	vcheck "parts: equals out of core" diff "$tmp/parts.m" "$tmp/parts.gs" --tol 1e-9
+ok "parts: in temporary files" wa-pagerank -v -j 2 -m $files $iterations -o "$tmp/parts.f" \
+	"$tmp/parts.g"
+like "$(grep parts "$tmp/stderr")" "by propagation blocking, in temporary files\$" \
+	"parts: the streams in files"
+same_file "$tmp/parts.f" "$tmp/parts.gs" "parts: the same bytes as in memory"
+if ! under_valgrind; then	# which needs TMPDIR itself
+	TMPDIR=$tmp/none exits 1 "parts: no directory for the files" \
+		wa-pagerank -q -m 6M -o "$tmp/parts.none" "$tmp/parts.g"
+	like "$(cat "$tmp/stderr")" \
+		"^wa-pagerank: $tmp/none: cannot create a temporary file: No such file" \
+		"  names TMPDIR"
+	ok "  and writes nothing" test ! -e "$tmp/parts.none"
+	ok "parts: the slices of the matrix" wa-pagerank -v -m 3M $TIGHT -o "$tmp/parts.m" \
+		"$tmp/parts.g"
+	is "$(grep -c 'parts of up to' "$tmp/stderr")" 0 "parts: -m 3M holds no parts"
+	vcheck "parts: equal the slices" diff "$tmp/parts.m" "$tmp/parts.gs" --tol 1e-9
 	ok "parts: Jacobi" wa-pagerank -q --jacobi $TIGHT -o "$tmp/parts.jac" "$tmp/parts.g"
 	vcheck "parts: equals Jacobi" diff "$tmp/parts.jac" "$tmp/parts.gs" --tol 1e-9
 	cut -f1 "$tmp/gen.pages.tsv" | awk 'NR % 7 == 0 { print $0 "\t" NR % 5 + 1 }' |
 		LC_ALL=C sort >"$tmp/parts.pers"
 	ok "parts: -p in memory" wa-pagerank -q -p "$tmp/parts.pers" $TIGHT -o "$tmp/parts.p" \
 		"$tmp/parts.g"
-	ok "parts: -p out of core" wa-pagerank -q -m 3M -p "$tmp/parts.pers" $TIGHT \
+	ok "parts: -p by the slices" wa-pagerank -q -m 3M -p "$tmp/parts.pers" $TIGHT \
 		-o "$tmp/parts.pm" "$tmp/parts.g"
 	vcheck "parts: -p agrees" diff "$tmp/parts.pm" "$tmp/parts.p" --tol 1e-9
+	ok "parts: -p in files" wa-pagerank -q -m 6M -p "$tmp/parts.pers" $TIGHT \
+		-o "$tmp/parts.pf" "$tmp/parts.g"
+	same_file "$tmp/parts.pf" "$tmp/parts.p" "parts: -p in files, the same bytes"
 	ok "parts: --init from Jacobi's" wa-pagerank -q --init "$tmp/parts.jac" $TIGHT \
 		-o "$tmp/parts.warm" "$tmp/parts.g"
 	vcheck "parts: --init agrees" diff "$tmp/parts.warm" "$tmp/parts.gs" --tol 1e-9

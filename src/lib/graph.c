@@ -273,6 +273,22 @@ slice_read_blocks(const struct slice *s, uint64_t b0, uint64_t b1, uint32_t *buf
 	return n / 4;
 }
 
+uint64_t
+slice_read_run(const struct slice *s, uint64_t b0, uint64_t end, uint64_t run_bytes,
+    uint32_t **buf, size_t *cap)
+{
+	uint64_t b1 = b0 + 1;
+	while (b1 < end && (s->block_off[b1 + 1] - s->block_off[b0]) * 4 <= run_bytes)
+		b1++;
+	size_t need = s->block_off[b1] - s->block_off[b0];
+	if (need > *cap) {
+		free(*buf);
+		*buf = wa_reallocarray(NULL, *cap = need, 4);
+	}
+	slice_read_blocks(s, b0, b1, *buf);
+	return b1;
+}
+
 void
 slice_prefetch(const struct slice *s)
 {
@@ -322,16 +338,9 @@ graph_check_matrix(const struct graph *g, struct slice *slices, const uint32_t *
 			check_blocks(s, 0, s->blocks, s->data, g->nodes, &mc);
 		} else {
 			for (uint64_t b0 = 0, b1; b0 < s->blocks; b0 = b1) {
-				for (b1 = b0 + 1; b1 < s->blocks &&
-				    (s->block_off[b1 + 1] - s->block_off[b0]) * 4 <= run_bytes; b1++)
-					;
-				uint64_t need = s->block_off[b1] - s->block_off[b0];
-				if (need > cap) {
-					free(buf);
-					buf = wa_reallocarray(NULL, cap = need, 4);
-				}
-				uint64_t n = slice_read_blocks(s, b0, b1, buf);
-				crc = (uint32_t)crc32_z(crc, (const Bytef *)buf, n * 4);
+				b1 = slice_read_run(s, b0, s->blocks, run_bytes, &buf, &cap);
+				crc = (uint32_t)crc32_z(crc, (const Bytef *)buf,
+				    (s->block_off[b1] - s->block_off[b0]) * 4);
 				check_blocks(s, b0, b1, buf, g->nodes, &mc);
 			}
 		}

@@ -116,6 +116,11 @@ struct slice {
 void slice_open(const struct graph *g, uint32_t k, struct slice *s);
 /* Reads the words of blocks [b0, b1) into buf; returns their number. */
 uint64_t slice_read_blocks(const struct slice *s, uint64_t b0, uint64_t b1, uint32_t *buf);
+/* Reads the blocks from b0 on, before end, up to run_bytes of them but
+ * one block at least, into *buf, grown to hold them (*cap words);
+ * returns the first block not read. */
+uint64_t slice_read_run(const struct slice *s, uint64_t b0, uint64_t end, uint64_t run_bytes,
+    uint32_t **buf, size_t *cap);
 void slice_load(struct slice *s);
 /* Asks the kernel to read the whole slice ahead, in the background. */
 void slice_prefetch(const struct slice *s);

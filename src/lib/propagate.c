@@ -1,78 +1,237 @@
+#include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "msg.h"
 #include "propagate.h"
 
 #define PART_PAGES ((uint64_t)1 << PROPAGATE_PART_BITS)
 #define PART_MASK (PART_PAGES - 1)
+/* Links a window of a stream on disk holds. */
+#define WINDOW_LINKS ((uint64_t)1 << 16)
 
 static uint64_t
 part_count(uint64_t nodes)
 {
-	return nodes ? (nodes + PART_PAGES - 1) >> PROPAGATE_PART_BITS : 1;
+	return (nodes + PART_PAGES - 1) >> PROPAGATE_PART_BITS;
+}
+
+static uint64_t
+part_width(const struct propagation *pb, uint64_t part)
+{
+	uint64_t lo = part * PART_PAGES;
+	return pb->nodes - lo < PART_PAGES ? pb->nodes - lo : PART_PAGES;
+}
+
+bool
+propagation_wanted(const struct graph *g, const struct rank_params *p, bool importance,
+    bool usefulness)
+{
+	/* A graph of one part has no links between parts, and its own slices,
+	 * often smaller than a lane, make Gauss-Seidel exact page by page. */
+	return importance && !usefulness && !p->jacobi &&
+	    g->nodes > (UINT64_C(1) << PROPAGATE_PART_BITS);
 }
 
 uint64_t
 propagation_bytes(const struct graph *g)
 {
 	uint64_t parts = part_count(g->nodes);
-	/* Every link between parts, or within one (a word); the offsets; the
-	 * sums; the positions of the build. */
-	return g->links * (2 + 2 + 4) + parts * parts * 8 * 4 + (g->nodes + 1) * 8 * 3 +
-	    PART_PAGES * 4;
+	/* Every link between parts, or within one (a word), and the pairs of
+	 * the parts being built; the offsets. */
+	return g->links * (2 + 2 + 4 + 4) + parts * parts * 8 * 4;
 }
 
-/* Each link of slice s, counted (fill false) or put in place (fill true):
- * a link between parts into the gather and scatter streams, one within a
- * part as a word of that part's slice, its minor part only for now. */
-static inline void
-visit_links(struct propagation *pb, const struct slice *s, bool fill, uint64_t *pos,
-    uint64_t *gather_pos, uint64_t *scatter_pos, struct slice *parts, const uint64_t *part_start)
+/* A stream of that many bytes, in memory, or on disk in files cut at
+ * the starts of columns (gather order) [0, parts) in equal counts. */
+static void
+stream_open(struct propagation_stream *s, const struct propagation *pb, bool on_disk,
+    unsigned files, unsigned link_bytes)
 {
+	const uint64_t np = pb->parts, bytes = pb->gather_off[np * np] * link_bytes;
+	memset(s, 0, sizeof *s);
+	if (!on_disk) {
+		s->mem = wa_calloc(bytes + 1, 1);
+		return;
+	}
+	s->files = files;
+	for (unsigned f = 0; f < files; f++)
+		s->start[f] = pb->gather_off[f * np / files * np] * link_bytes;
+	s->start[files] = bytes;
+	for (unsigned f = 0; f < files; f++)
+		s->fd[f] = rank_temp_file(s->start[f + 1] - s->start[f]);
+}
+
+static void
+stream_close(struct propagation_stream *s)
+{
+	free(s->mem);
+	for (unsigned f = 0; f < s->files; f++)
+		close(s->fd[f]);
+	memset(s, 0, sizeof *s);
+}
+
+/* bytes at off read into buf, or written from it. */
+static void
+stream_io(const struct propagation_stream *s, uint64_t off, uint64_t bytes, void *buf,
+    bool write)
+{
+	unsigned f = 0;
+	for (uint64_t done = 0; done < bytes;) {
+		uint64_t at = off + done;
+		while (at >= s->start[f + 1])
+			f++;
+		uint64_t want = s->start[f + 1] - at < bytes - done ? s->start[f + 1] - at :
+		    bytes - done;
+		char *p = (char *)buf + done;
+		off_t pos = (off_t)(at - s->start[f]);
+		ssize_t r = write ? pwrite(s->fd[f], p, want, pos) : pread(s->fd[f], p, want, pos);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			wa_die_errno("%s: cannot %s a temporary file of propagation blocking",
+			    rank_temp_dir(), write ? "write" : "read");
+		done += (uint64_t)r;
+	}
+}
+
+/* bytes at off: in place in memory, or read into buf. */
+static const void *
+stream_get(const struct propagation_stream *s, uint64_t off, uint64_t bytes, void *buf)
+{
+	if (s->mem)
+		return s->mem + off;
+	stream_io(s, off, bytes, buf, false);
+	return buf;
+}
+
+static void
+stream_put(struct propagation_stream *s, uint64_t off, const void *data, uint64_t bytes)
+{
+	if (s->mem)
+		memcpy(s->mem + off, data, bytes);
+	else
+		stream_io(s, off, bytes, (void *)data, true);
+}
+
+/* The parts the build holds at once: those of the slice being read. */
+struct part_build {
+	uint16_t *dst, *src;	/* the links from other parts, gather order */
+	uint32_t *pairs;	/* the links within: destination << 16 | source */
+	uint64_t *pos;		/* of the next link from each other part */
+	uint64_t npairs;
+};
+
+struct build {
+	struct propagation *pb;
+	const struct slice *slices;
+	uint32_t nslices;
+	uint64_t *internal;	/* parts + 1: the links within parts before each */
+	struct part_build *open;	/* indexed by part */
+	uint32_t *buf;		/* a run of a streamed slice */
+	size_t buf_cap;
+};
+
+/* Each link of slice s: counted (fill false) or put into its part. */
+static void
+visit_words(struct build *b, const struct slice *s, uint64_t b0, uint64_t b1,
+    const uint32_t *words, bool fill)
+{
+	struct propagation *pb = b->pb;
 	const uint64_t np = pb->parts;
-	for (uint64_t b = 0; b < s->blocks; b++) {
-		const bool internal = b >= s->external_blocks;
-		const uint32_t *p = s->data + s->block_off[b], *end = s->data + s->block_off[b + 1];
-		uint64_t major = s->block_first[b];
+	const uint32_t *base = words - s->block_off[b0];
+	for (uint64_t k = b0; k < b1; k++) {
+		const bool internal = k >= s->external_blocks;
+		const uint32_t *p = base + s->block_off[k], *end = base + s->block_off[k + 1];
+		uint64_t major = s->block_first[k];
 		while (p < end) {
 			uint64_t other = slice_word(&p, &major, s->bits) + s->lo;
 			uint64_t src = internal ? other : major, dst = internal ? major : other;
 			uint64_t i = src >> PROPAGATE_PART_BITS, j = dst >> PROPAGATE_PART_BITS;
+			if (!fill) {
+				if (i == j)
+					b->internal[j + 1]++;
+				else
+					pb->gather_off[j * np + i + 1]++;
+				continue;
+			}
+			struct part_build *part = &b->open[j];
 			if (i == j) {
-				if (fill) {
-					struct slice *part = &parts[j];
-					part->data[pos[dst]++ - part_start[j]] = (uint32_t)(src - part->lo);
-				} else
-					pos[dst + 1]++;
-			} else if (fill) {
-				pb->dst[gather_pos[j * np + i]++] = (uint16_t)(dst & PART_MASK);
-				pb->src[scatter_pos[i * np + j]++] = (uint16_t)(src & PART_MASK);
-			} else
-				pb->gather_off[j * np + i + 1]++;
+				part->pairs[part->npairs++] =
+				    (uint32_t)((dst & PART_MASK) << 16 | (src & PART_MASK));
+			} else {
+				uint64_t at = part->pos[i]++;
+				part->dst[at] = (uint16_t)(dst & PART_MASK);
+				part->src[at] = (uint16_t)(src & PART_MASK);
+			}
 		}
 	}
 }
 
-/* The major deltas of a part's words, and its blocks: pos[d] is where the
- * links of page d end, start where the part's begin.  The blocks close as
- * wa-linkmat closes them, and rank.c cuts its lanes at block starts:
- * blocks of fewer pages, which balance the lanes on links more finely,
- * cut sites where links are dense, and Gauss-Seidel took 57 iterations
- * instead of 41 on a generated site graph of 2^22 pages. */
 static void
-close_part(struct slice *part, const uint64_t *pos, uint64_t start)
+visit_slice(struct build *b, const struct slice *s, bool fill, uint64_t run_bytes)
 {
-	uint64_t blocks = 0, cap = 16;
+	if (s->data) {
+		visit_words(b, s, 0, s->blocks, s->data, fill);
+		return;
+	}
+	for (uint64_t b0 = 0, b1; b0 < s->blocks; b0 = b1) {
+		b1 = slice_read_run(s, b0, s->blocks, run_bytes, &b->buf, &b->buf_cap);
+		visit_words(b, s, b0, b1, b->buf, fill);
+	}
+}
+
+static uint64_t
+column_links(const struct propagation *pb, uint64_t j)
+{
+	return pb->gather_off[(j + 1) * pb->parts] - pb->gather_off[j * pb->parts];
+}
+
+static void
+open_part(struct build *b, uint64_t j)
+{
+	const struct propagation *pb = b->pb;
+	struct part_build *part = &b->open[j];
+	uint64_t links = column_links(pb, j), first = pb->gather_off[j * pb->parts];
+	part->dst = wa_reallocarray(NULL, links + 1, sizeof *part->dst);
+	part->src = wa_reallocarray(NULL, links + 1, sizeof *part->src);
+	part->pairs = wa_reallocarray(NULL, b->internal[j + 1] - b->internal[j] + 1,
+	    sizeof *part->pairs);
+	part->pos = wa_reallocarray(NULL, pb->parts, sizeof *part->pos);
+	for (uint64_t i = 0; i < pb->parts; i++)
+		part->pos[i] = pb->gather_off[j * pb->parts + i] - first;
+	part->npairs = 0;
+}
+
+/* The links within part j as the words of a slice's internal section,
+ * destinations in order, each one's sources in the order read.  Its
+ * blocks close as wa-linkmat closes them, and rank.c cuts its lanes at
+ * block starts: blocks of fewer pages, which balance the lanes on links
+ * more finely, cut sites where links are dense, and Gauss-Seidel took 57
+ * iterations instead of 41 on a generated site graph of 2^22 pages. */
+static void
+close_part(struct slice *part, const struct part_build *pbd, uint32_t *words)
+{
+	/* A counting sort by destination: end[d] first counts the links to
+	 * d - 1, then starts them, then, each placed, ends those of d. */
+	uint64_t *end = wa_calloc(PART_PAGES + 1, sizeof *end);
+	for (uint64_t k = 0; k < pbd->npairs; k++)
+		end[(pbd->pairs[k] >> 16) + 1]++;
+	for (uint64_t d = 0; d < PART_PAGES; d++)
+		end[d + 1] += end[d];
+	for (uint64_t k = 0; k < pbd->npairs; k++)
+		words[end[pbd->pairs[k] >> 16]++] = pbd->pairs[k] & PART_MASK;
+
+	uint64_t blocks = 0, cap = 16, last = 0;
 	part->block_off = wa_reallocarray(NULL, cap + 1, sizeof *part->block_off);
 	part->block_first = wa_reallocarray(NULL, cap, sizeof *part->block_first);
-	uint64_t at = 0, last = 0;
-	for (uint64_t d = part->lo; d < part->hi; d++) {
-		uint64_t end = pos[d] - start;
-		if (end == at)
+	for (uint64_t d = 0, at = 0; d < part->hi - part->lo; at = end[d++]) {
+		uint64_t id = part->lo + d;
+		if (end[d] == at)
 			continue;
-		if (!blocks || d - part->block_first[blocks - 1] >= GRAPH_BLOCK_SPAN ||
+		if (!blocks || id - part->block_first[blocks - 1] >= GRAPH_BLOCK_SPAN ||
 		    at - part->block_off[blocks - 1] >= GRAPH_BLOCK_LINKS) {
 			if (blocks == cap) {
 				cap *= 2;
@@ -82,81 +241,156 @@ close_part(struct slice *part, const uint64_t *pos, uint64_t start)
 				    sizeof *part->block_first);
 			}
 			part->block_off[blocks] = at;
-			part->block_first[blocks++] = (uint32_t)d;
-			last = d;
+			part->block_first[blocks++] = (uint32_t)id;
+			last = id;
 		}
 		/* Within a block the delta stays below GRAPH_BLOCK_SPAN, far from
 		 * the escape of any part's word. */
-		part->data[at] |= (uint32_t)(d - last) << part->bits;
-		last = d;
-		at = end;
+		words[at] |= (uint32_t)(id - last) << part->bits;
+		last = id;
 	}
-	part->block_off[blocks] = at;
+	part->block_off[blocks] = pbd->npairs;
 	part->blocks = blocks;
 	part->external_blocks = 0;
-	part->words = part->links = part->internal = at;
+	part->words = part->links = part->internal = pbd->npairs;
+	free(end);
 }
 
-uint64_t
-propagation_build(struct propagation *pb, const struct graph *g, const struct slice *slices,
-    struct slice **parts_out)
+/* Part j has all its links: its column of the streams goes out, and its
+ * links within become the words of its slice. */
+static void
+finish_part(struct build *b, uint64_t j, struct slice *part)
+{
+	struct propagation *pb = b->pb;
+	struct part_build *pbd = &b->open[j];
+	const uint64_t np = pb->parts, first = pb->gather_off[j * np];
+	stream_put(&pb->dst, first * 2, pbd->dst, column_links(pb, j) * 2);
+	for (uint64_t i = 0; i < np; i++) {
+		uint64_t at = pb->gather_off[j * np + i], len = pb->gather_off[j * np + i + 1] - at;
+		if (len)
+			stream_put(&pb->src, pb->scatter_off[i * np + j] * 2, pbd->src + (at - first),
+			    len * 2);
+	}
+	uint32_t *words = wa_reallocarray(NULL, pbd->npairs + 1, sizeof *words);
+	close_part(part, pbd, words);
+	if (pb->on_disk) {
+		part->fd = pb->internal.fd[0];
+		part->data_pos = b->internal[j] * 4;
+		stream_put(&pb->internal, part->data_pos, words, pbd->npairs * 4);
+		free(words);
+	} else {
+		part->data = words;
+	}
+	free(pbd->dst);
+	free(pbd->src);
+	free(pbd->pairs);
+	free(pbd->pos);
+	memset(pbd, 0, sizeof *pbd);
+}
+
+/* The most bytes the parts being built take at once, reading slice by
+ * slice: the parts a slice reaches stay open until their last page. */
+static uint64_t
+build_peak(const struct build *b)
+{
+	const struct propagation *pb = b->pb;
+	uint64_t peak = 0;
+	for (uint32_t k = 0; k < b->nslices; k++) {
+		const struct slice *s = &b->slices[k];
+		if (s->hi == s->lo)
+			continue;
+		uint64_t bytes = 0;
+		for (uint64_t j = s->lo >> PROPAGATE_PART_BITS;
+		    j <= (s->hi - 1) >> PROPAGATE_PART_BITS; j++)
+			bytes += column_links(pb, j) * 4 + (b->internal[j + 1] - b->internal[j]) * 8 +
+			    pb->parts * 8;
+		if (bytes > peak)
+			peak = bytes;
+	}
+	return peak + (PART_PAGES + 1) * 8;
+}
+
+bool
+propagation_build(struct propagation *pb, const struct graph *g, const struct rank_params *p,
+    struct slice *slices, bool on_disk, uint64_t limit, struct slice **parts_out)
 {
 	const uint64_t n = g->nodes, np = part_count(n);
 	memset(pb, 0, sizeof *pb);
 	pb->nodes = n;
 	pb->parts = np;
+	pb->p = p;
+	pb->on_disk = on_disk;
 	pb->stale_scale = 1;
 	pb->gather_off = wa_calloc(np * np + 1, sizeof *pb->gather_off);
 	pb->scatter_off = wa_calloc(np * np + 1, sizeof *pb->scatter_off);
-	uint64_t *pos = wa_calloc(n + 1, sizeof *pos);
+	struct build b = { .pb = pb, .slices = slices, .nslices = g->slices };
+	b.internal = wa_calloc(np + 1, sizeof *b.internal);
 	for (uint32_t k = 0; k < g->slices; k++)
-		visit_links(pb, &slices[k], false, pos, NULL, NULL, NULL, NULL);
+		visit_slice(&b, &slices[k], false, p->run_bytes);
 
 	/* Offsets: the block lengths in gather order, then the same lengths
-	 * in scatter order; the starts of each page's links within parts. */
+	 * in scatter order. */
 	for (uint64_t j = 0; j < np; j++)
 		for (uint64_t i = 0; i < np; i++)
 			pb->scatter_off[i * np + j + 1] = pb->gather_off[j * np + i + 1];
-	for (uint64_t b = 0; b < np * np; b++) {
-		pb->gather_off[b + 1] += pb->gather_off[b];
-		pb->scatter_off[b + 1] += pb->scatter_off[b];
+	for (uint64_t k = 0; k < np * np; k++) {
+		pb->gather_off[k + 1] += pb->gather_off[k];
+		pb->scatter_off[k + 1] += pb->scatter_off[k];
 	}
-	for (uint64_t d = 0; d < n; d++)
-		pos[d + 1] += pos[d];
-	uint64_t between = pb->gather_off[np * np];
-	pb->dst = wa_reallocarray(NULL, between + 1, sizeof *pb->dst);
-	pb->src = wa_reallocarray(NULL, between + 1, sizeof *pb->src);
-	pb->change = wa_calloc(between + 1, sizeof *pb->change);
-	pb->sent = wa_calloc(n + 1, sizeof *pb->sent);
-	pb->received = wa_calloc(n + 1, sizeof *pb->received);
+	for (uint64_t j = 0; j < np; j++)
+		b.internal[j + 1] += b.internal[j];
+	if (on_disk && build_peak(&b) > limit) {
+		free(b.buf);
+		free(b.internal);
+		free(pb->gather_off);
+		free(pb->scatter_off);
+		memset(pb, 0, sizeof *pb);
+		return false;
+	}
+
+	/* The changes, written by every thread at once, in as many files as
+	 * there can be. */
+	stream_open(&pb->dst, pb, on_disk, 1, 2);
+	stream_open(&pb->src, pb, on_disk, 1, 2);
+	stream_open(&pb->change, pb, on_disk,
+	    np < PROPAGATION_FILES_MAX ? (unsigned)np : PROPAGATION_FILES_MAX, 4);
+	if (on_disk) {
+		pb->internal.files = 1;
+		pb->internal.start[1] = b.internal[np] * 4;
+		pb->internal.fd[0] = rank_temp_file(b.internal[np] * 4);
+	}
+	pb->sent = rank_vector_new(p, n + 1);
+	pb->received = rank_vector_new(p, n + 1);
 	pb->part_change = wa_calloc(PART_PAGES, sizeof *pb->part_change);
 
 	struct slice *parts = wa_calloc(np, sizeof *parts);
-	uint64_t *part_start = wa_calloc(np, sizeof *part_start);
-	for (uint64_t k = 0; k < np; k++) {
-		struct slice *part = &parts[k];
-		part->k = (uint32_t)k;
-		part->lo = k * PART_PAGES;
-		part->hi = n - part->lo < PART_PAGES ? n : part->lo + PART_PAGES;
+	for (uint64_t j = 0; j < np; j++) {
+		struct slice *part = &parts[j];
+		part->k = (uint32_t)j;
+		part->fd = -1;
+		part->path = wa_asprintf("%s: a temporary file of propagation blocking",
+		    rank_temp_dir());
+		part->lo = j * PART_PAGES;
+		part->hi = part->lo + part_width(pb, j);
 		part->bits = slice_bits(part->hi - part->lo);
-		part_start[k] = pos[part->lo];
-		part->data = wa_calloc(pos[part->hi] - pos[part->lo] + 1, sizeof *part->data);
 	}
-	uint64_t *gather_pos = wa_reallocarray(NULL, np * np, sizeof *gather_pos);
-	uint64_t *scatter_pos = wa_reallocarray(NULL, np * np, sizeof *scatter_pos);
-	memcpy(gather_pos, pb->gather_off, np * np * sizeof *gather_pos);
-	memcpy(scatter_pos, pb->scatter_off, np * np * sizeof *scatter_pos);
-	for (uint32_t k = 0; k < g->slices; k++)
-		visit_links(pb, &slices[k], true, pos, gather_pos, scatter_pos, parts, part_start);
-	free(gather_pos);
-	free(scatter_pos);
-	/* pos[d] now ends the links of page d: the start of the next. */
-	for (uint64_t k = 0; k < np; k++)
-		close_part(&parts[k], pos, part_start[k]);
-	free(part_start);
-	free(pos);
+	b.open = wa_calloc(np, sizeof *b.open);
+	uint64_t opened = 0, finished = 0;
+	for (uint32_t k = 0; k < g->slices; k++) {
+		const struct slice *s = &slices[k];
+		if (s->hi == s->lo)
+			continue;
+		for (; opened <= (s->hi - 1) >> PROPAGATE_PART_BITS; opened++)
+			open_part(&b, opened);
+		visit_slice(&b, s, true, p->run_bytes);
+		for (; finished < opened && parts[finished].hi <= s->hi; finished++)
+			finish_part(&b, finished, &parts[finished]);
+	}
+	free(b.open);
+	free(b.buf);
+	free(b.internal);
 	*parts_out = parts;
-	return np;
+	return true;
 }
 
 uint64_t
@@ -177,27 +411,43 @@ propagation_split(const struct propagation *pb, bool gather, uint64_t part, unsi
 	return lo;
 }
 
-static uint64_t
-part_width(const struct propagation *pb, uint64_t part)
+void
+propagation_window_open(const struct propagation *pb, struct propagation_window *w)
 {
-	uint64_t lo = part * PART_PAGES;
-	return pb->nodes - lo < PART_PAGES ? pb->nodes - lo : PART_PAGES;
+	memset(w, 0, sizeof *w);
+	if (!pb->on_disk)
+		return;
+	w->index = wa_reallocarray(NULL, WINDOW_LINKS, sizeof *w->index);
+	w->change = wa_reallocarray(NULL, WINDOW_LINKS, sizeof *w->change);
 }
 
-static void
-gather_blocks(const struct propagation *pb, uint64_t j, uint64_t i0, uint64_t i1, double *acc)
+void
+propagation_window_close(struct propagation_window *w)
 {
-	const uint64_t *off = pb->gather_off + j * pb->parts;
-	const uint16_t *dst = pb->dst;
-	const float *change = pb->change;
-	for (uint64_t k = off[i0], end = off[i1]; k < end; k++)
-		acc[dst[k]] += change[k];
+	free(w->index);
+	free(w->change);
+	memset(w, 0, sizeof *w);
+}
+
+/* The links [k, end) of the gather order into acc. */
+static void
+gather_links(const struct propagation *pb, uint64_t k, uint64_t end, double *acc,
+    struct propagation_window *w)
+{
+	for (uint64_t step; k < end; k += step) {
+		step = pb->on_disk && end - k > WINDOW_LINKS ? WINDOW_LINKS : end - k;
+		const uint16_t *dst = stream_get(&pb->dst, k * 2, step * 2, w->index);
+		const float *change = stream_get(&pb->change, k * 4, step * 4, w->change);
+		for (uint64_t l = 0; l < step; l++)
+			acc[dst[l]] += change[l];
+	}
 }
 
 void
 propagation_gather(const struct propagation *pb, uint64_t j, uint64_t i0, uint64_t i1,
-    bool first, double *acc)
+    bool first, double *acc, struct propagation_window *w)
 {
+	const uint64_t *off = pb->gather_off + j * pb->parts;
 	uint64_t width = part_width(pb, j);
 	if (first)
 		memcpy(acc, pb->received + j * PART_PAGES, width * sizeof *acc);
@@ -207,13 +457,13 @@ propagation_gather(const struct propagation *pb, uint64_t j, uint64_t i0, uint64
 	 * sweep before, is scaled as the vector was at its end. */
 	uint64_t after = i0 > j + 1 ? i0 : j + 1;
 	if (after < i1)
-		gather_blocks(pb, j, after, i1, acc);
+		gather_links(pb, off[after], off[i1], acc, w);
 	if (pb->stale_scale != 1 && (first || after < i1))
 		for (uint64_t d = 0; d < width; d++)
 			acc[d] *= pb->stale_scale;
 	uint64_t before = i1 < j ? i1 : j;
 	if (i0 < before)
-		gather_blocks(pb, j, i0, before, acc);
+		gather_links(pb, off[i0], off[before], acc, w);
 }
 
 void
@@ -227,37 +477,65 @@ propagation_receive(struct propagation *pb, uint64_t j, double *const *acc, unsi
 			sum += acc[t][d];
 		received[d] = sum;
 	}
+	rank_release(pb->p, pb->received, j * PART_PAGES, j * PART_PAGES + width, sizeof(double));
 }
 
 void
 propagation_send(struct propagation *pb, uint64_t i, const double *x_part)
 {
 	uint64_t width = part_width(pb, i);
-	double *sent = pb->sent + i * PART_PAGES, scale = pb->stale_scale;
-	for (uint64_t d = 0; d < width; d++) {
-		float change = (float)(x_part[d] - sent[d] * scale);
-		sent[d] = sent[d] * scale + change;
-		pb->part_change[d] = change;
-	}
+	double *sent = pb->sent + i * PART_PAGES;
+	for (uint64_t d = 0; d < width; d++)
+		pb->part_change[d] = propagation_change(x_part[d], &sent[d], pb->stale_scale);
+	rank_release(pb->p, pb->sent, i * PART_PAGES, i * PART_PAGES + width, sizeof(double));
 }
 
 void
 propagation_clear(struct propagation *pb)
 {
-	memset(pb->change, 0, pb->gather_off[pb->parts * pb->parts] * sizeof *pb->change);
+	struct propagation_stream *s = &pb->change;
+	if (s->mem) {
+		memset(s->mem, 0, pb->gather_off[pb->parts * pb->parts] * sizeof(float));
+		return;
+	}
+	/* A file cut to nothing and grown again reads as zeros. */
+	for (unsigned f = 0; f < s->files; f++)
+		if (ftruncate(s->fd[f], 0) != 0 ||
+		    ftruncate(s->fd[f], (off_t)(s->start[f + 1] - s->start[f])) != 0)
+			wa_die_errno("%s: cannot clear a temporary file of propagation blocking",
+			    rank_temp_dir());
 }
 
 void
-propagation_scatter(struct propagation *pb, uint64_t i, uint64_t j0, uint64_t j1)
+propagation_scatter(struct propagation *pb, uint64_t i, uint64_t j0, uint64_t j1,
+    struct propagation_window *w)
 {
-	const uint64_t np = pb->parts;
+	const uint64_t np = pb->parts, *row = pb->scatter_off + i * np;
 	const float *change = pb->part_change;
-	for (uint64_t j = j0; j < j1; j++) {
-		const uint16_t *src = pb->src + pb->scatter_off[i * np + j];
-		const uint16_t *end = pb->src + pb->scatter_off[i * np + j + 1];
-		float *out = pb->change + pb->gather_off[j * np + i];
-		while (src < end)
-			*out++ = change[*src++];
+	if (!pb->on_disk) {
+		for (uint64_t j = j0; j < j1; j++) {
+			const uint16_t *src = (const uint16_t *)pb->src.mem + row[j];
+			float *out = (float *)pb->change.mem + pb->gather_off[j * np + i];
+			for (uint64_t l = 0; l < row[j + 1] - row[j]; l++)
+				out[l] = change[src[l]];
+		}
+		return;
+	}
+	/* The row read a window at a time, each block's part of it written
+	 * where part j gathers. */
+	uint64_t j = j0;
+	for (uint64_t k = row[j0], step; k < row[j1]; k += step) {
+		step = row[j1] - k > WINDOW_LINKS ? WINDOW_LINKS : row[j1] - k;
+		const uint16_t *src = stream_get(&pb->src, k * 2, step * 2, w->index);
+		for (uint64_t l = 0; l < step; l++)
+			w->change[l] = change[src[l]];
+		for (uint64_t at = k, end; at < k + step; at = end) {
+			while (row[j + 1] <= at)
+				j++;
+			end = row[j + 1] < k + step ? row[j + 1] : k + step;
+			stream_put(&pb->change, (pb->gather_off[j * np + i] + at - row[j]) * 4,
+			    w->change + (at - k), (end - at) * 4);
+		}
 	}
 }
 
@@ -266,11 +544,12 @@ propagation_free(struct propagation *pb)
 {
 	free(pb->gather_off);
 	free(pb->scatter_off);
-	free(pb->dst);
-	free(pb->src);
-	free(pb->change);
-	free(pb->sent);
-	free(pb->received);
+	stream_close(&pb->dst);
+	stream_close(&pb->src);
+	stream_close(&pb->change);
+	stream_close(&pb->internal);
+	rank_vector_free(pb->p, pb->sent, pb->nodes + 1);
+	rank_vector_free(pb->p, pb->received, pb->nodes + 1);
 	free(pb->part_change);
 	memset(pb, 0, sizeof *pb);
 }

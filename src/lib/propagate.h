@@ -1,4 +1,4 @@
-/* Propagation blocking for importance by Gauss-Seidel in memory.
+/* Propagation blocking for importance by Gauss-Seidel.
  *
  * Matrix slicing (seed 000, sec. 2.3.2) reads the source vector once per
  * destination slice.  With slices small enough for their sums to stay in
@@ -28,37 +28,73 @@
  * iteration reaches the fix-point of doubles, at half the traffic.
  *
  * Per link between parts: a u16 source, a u16 destination and a float;
- * per pair of parts, two u64 offsets; per page, two doubles. */
+ * per pair of parts, two u64 offsets; per page, two doubles.
+ *
+ * When the budget cannot hold the links, the three streams and the links
+ * within parts go to unnamed temporary files, read and written a window at
+ * a time: every pass over them is in order but the scatter's, which writes
+ * a run a block.  The build reads the matrix twice, holding only the parts
+ * the current slice reaches.  In memory or not, the streams hold the same
+ * values in the same order, and the ranks are the same bits. */
 #ifndef WA_PROPAGATE_H
 #define WA_PROPAGATE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "graph.h"
+#include "rank.h"
 
 #define PROPAGATE_PART_BITS 16
+
+/* One of the streams of links between parts: in memory, or in files,
+ * file f holding bytes [start[f], start[f + 1]).  Threads writing to
+ * different files do not wait for each other's writes. */
+#define PROPAGATION_FILES_MAX 16
+struct propagation_stream {
+	char *mem;
+	unsigned files;
+	int fd[PROPAGATION_FILES_MAX];
+	uint64_t start[PROPAGATION_FILES_MAX + 1];
+};
 
 struct propagation {
 	uint64_t nodes, parts;
 	uint64_t *gather_off;	/* parts^2 + 1: block (part j, part i) at j * parts + i */
 	uint64_t *scatter_off;	/* parts^2 + 1: the same blocks, at i * parts + j */
-	uint16_t *dst;		/* gather order: each link's destination in its part */
-	uint16_t *src;		/* scatter order: each link's source in its part */
-	float *change;		/* gather order: the change of x[src] last scattered */
+	struct propagation_stream dst;	/* u16, gather order: each link's destination in its part */
+	struct propagation_stream src;	/* u16, scatter order: each link's source in its part */
+	struct propagation_stream change;	/* float, gather order: the change of x[src] last scattered */
+	bool on_disk;		/* the streams and the parts' links in files */
+	struct propagation_stream internal;	/* on disk: the words of the parts */
+	const struct rank_params *p;
 	double *sent;		/* per page: the sum of the changes it sent */
 	double *received;	/* per page: of those of its in-links between parts */
 	float *part_change;	/* of the part scattering */
 	double stale_scale;	/* applies to what the sweep before sent */
 };
 
-/* Bytes that building from g may take, at most, beside the slices. */
+/* A thread's windows on the streams, when they are on disk. */
+struct propagation_window {
+	uint16_t *index;
+	float *change;
+};
+
+/* Whether a run of these parameters takes propagation blocking. */
+bool propagation_wanted(const struct graph *g, const struct rank_params *p, bool importance,
+    bool usefulness);
+
+/* Bytes of memory the streams take, all in memory, beside the slices. */
 uint64_t propagation_bytes(const struct graph *g);
 
-/* From the slices of g, all loaded: pb, and in *parts its parts as slices
- * holding the links within each (internal section only).  Returns the
- * number of parts. */
-uint64_t propagation_build(struct propagation *pb, const struct graph *g,
-    const struct slice *slices, struct slice **parts);
+/* From the slices of g, loaded or not: pb, and in *parts its parts as
+ * slices holding the links within each (internal section only; read from
+ * a file when on_disk).  In files, the parts the build holds at once may
+ * take at most limit bytes; false, and nothing built, if they would take
+ * more. */
+bool propagation_build(struct propagation *pb, const struct graph *g,
+    const struct rank_params *p, struct slice *slices, bool on_disk, uint64_t limit,
+    struct slice **parts);
 
 /* The first of the other parts whose links go to thread t of nt: gather
  * (the links into part) or scatter (the links out of it), balanced on
@@ -66,20 +102,34 @@ uint64_t propagation_build(struct propagation *pb, const struct graph *g,
 uint64_t propagation_split(const struct propagation *pb, bool gather, uint64_t part,
     unsigned t, unsigned nt);
 
+void propagation_window_open(const struct propagation *pb, struct propagation_window *w);
+void propagation_window_close(struct propagation_window *w);
+
 /* The sums of part j from the links of parts [i0, i1) into acc: what it
  * received before, with first, and the changes sent since. */
 void propagation_gather(const struct propagation *pb, uint64_t j, uint64_t i0, uint64_t i1,
-    bool first, double *acc);
+    bool first, double *acc, struct propagation_window *w);
 
 /* What part j received up to now: the sum of the nt threads' acc. */
 void propagation_receive(struct propagation *pb, uint64_t j, double *const *acc, unsigned nt);
+
+/* The change of a page's x since it last sent, as it goes out; sent
+ * becomes what the destinations will have summed, the rounding included. */
+static inline float
+propagation_change(double x, double *sent, double stale_scale)
+{
+	float change = (float)(x - *sent * stale_scale);
+	*sent = *sent * stale_scale + change;
+	return change;
+}
 
 /* The changes of x of part i (x_part[0] its first page) since it last sent,
  * ready to scatter. */
 void propagation_send(struct propagation *pb, uint64_t i, const double *x_part);
 
 /* The changes of part i to the links to parts [j0, j1). */
-void propagation_scatter(struct propagation *pb, uint64_t i, uint64_t j0, uint64_t j1);
+void propagation_scatter(struct propagation *pb, uint64_t i, uint64_t j0, uint64_t j1,
+    struct propagation_window *w);
 
 /* Once every part has sent and received its first x: no change pending. */
 void propagation_clear(struct propagation *pb);

@@ -62,6 +62,7 @@ struct worker {
 	uint64_t next;			/* the next of them to finish */
 	uint64_t released;		/* x and r given back below this id */
 	struct finish *fin;		/* that lane's importance totals */
+	struct propagation_window window;
 };
 
 /* The internal section of a slice is cut into lanes, balanced on words
@@ -142,7 +143,8 @@ release_all(const struct engine *e, uint64_t lo, uint64_t hi)
 {
 	if (!e->p->on_disk)
 		return;
-	const double *d[] = { e->pr, e->x, e->next, e->u, e->r, e->v->e, e->v->e_use };
+	const double *d[] = { e->pr, e->x, e->next, e->u, e->r, e->v->e, e->v->e_use,
+		e->pb.sent, e->pb.received };
 	for (size_t i = 0; i < sizeof d / sizeof d[0]; i++)
 		if (d[i])
 			rank_release(e->p, d[i], lo, hi, sizeof(double));
@@ -247,11 +249,8 @@ finish_page(struct finish *f, uint64_t j, double sum)
 			f->dangling_delta += v - old;
 		f->pr[j] = v;
 		f->x[j] = deg ? v / deg : 0;
-		if (f->sent) {
-			float change = (float)(f->x[j] - f->sent[j] * f->stale_scale);
-			f->sent[j] = f->sent[j] * f->stale_scale + change;
-			f->change[i] = change;
-		}
+		if (f->sent)
+			f->change[i] = propagation_change(f->x[j], &f->sent[j], f->stale_scale);
 	}
 }
 
@@ -348,15 +347,7 @@ scan_section(struct worker *w, bool internal)
 		return;
 	}
 	for (uint64_t b0 = w->b0, b1; b0 < w->b1; b0 = b1) {
-		for (b1 = b0 + 1; b1 < w->b1 &&
-		    (s->block_off[b1 + 1] - s->block_off[b0]) * 4 <= w->e->p->run_bytes; b1++)
-			;
-		size_t need = s->block_off[b1] - s->block_off[b0];
-		if (need > w->buf_cap) {
-			free(w->buf);
-			w->buf = wa_reallocarray(NULL, w->buf_cap = need, 4);
-		}
-		slice_read_blocks(s, b0, b1, w->buf);
+		b1 = slice_read_run(s, b0, w->b1, w->e->p->run_bytes, &w->buf, &w->buf_cap);
 		scan_blocks(w, internal, b0, b1, w->buf);
 	}
 }
@@ -380,7 +371,7 @@ gather_work(void *arg)
 	struct worker *w = arg;
 	struct engine *e = w->e;
 	const struct slice *s = w->s;
-	propagation_gather(&e->pb, s->k, w->b0, w->b1, w->t == 0, w->acc);
+	propagation_gather(&e->pb, s->k, w->b0, w->b1, w->t == 0, w->acc, &w->window);
 	double scale = e->pb.stale_scale;
 	uint64_t pages = s->hi - s->lo;
 	if (scale != 1)
@@ -397,7 +388,7 @@ static void *
 scatter_work(void *arg)
 {
 	struct worker *w = arg;
-	propagation_scatter(&w->e->pb, w->s->k, w->b0, w->b1);
+	propagation_scatter(&w->e->pb, w->s->k, w->b0, w->b1, &w->window);
 	return NULL;
 }
 
@@ -685,11 +676,14 @@ copy_vector(struct engine *e, double *dst, const double *src)
 
 /* Bytes per page of the vectors a run holds, and of its slice buffers. */
 static uint64_t
-page_bytes(const struct rank_params *p, bool imp, bool use, bool personalised)
+page_bytes(const struct graph *g, const struct rank_params *p, bool imp, bool use,
+    bool personalised)
 {
 	uint64_t b = 8;			/* out- and in-degree */
 	if (imp)
 		b += 16 + (personalised ? 8 : 0) + (p->jacobi ? 8 : 0);
+	if (propagation_wanted(g, p, imp, use))
+		b += 16;		/* sent and received */
 	if (use)
 		b += 24;
 	return b;
@@ -726,8 +720,28 @@ rank_plan(const struct graph *g, struct rank_params *p, bool importance, bool us
 		p->run_bytes = RUN_MAX;
 	if (p->run_bytes < RUN_MIN)
 		p->run_bytes = RUN_MIN;
-	uint64_t vectors = g->nodes * page_bytes(p, importance, usefulness, personalised);
+	uint64_t vectors = g->nodes * page_bytes(g, p, importance, usefulness, personalised);
 	p->on_disk = vectors + buffers + (p->threads + 1) * p->run_bytes > p->memory;
+}
+
+const char *
+rank_temp_dir(void)
+{
+	const char *dir = getenv("TMPDIR");
+	return dir && *dir ? dir : "/tmp";
+}
+
+int
+rank_temp_file(uint64_t bytes)
+{
+	/* Unnamed: nothing is left behind, however the run ends. */
+	int fd = open(rank_temp_dir(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	if (fd < 0)
+		wa_die_errno("%s: cannot create a temporary file", rank_temp_dir());
+	if (ftruncate(fd, (off_t)bytes) != 0)
+		wa_die_errno("%s: cannot size a temporary file of %llu MiB", rank_temp_dir(),
+		    (unsigned long long)(bytes >> 20));
+	return fd;
 }
 
 double *
@@ -735,20 +749,11 @@ rank_vector_new(const struct rank_params *p, uint64_t n)
 {
 	if (!p->on_disk)
 		return wa_calloc(n, sizeof(double));
-	const char *dir = getenv("TMPDIR");
-	if (!dir || !*dir)
-		dir = "/tmp";
-	/* Unnamed: nothing is left behind, however the run ends. */
-	int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-	if (fd < 0)
-		wa_die_errno("%s: cannot create a temporary file for the vectors", dir);
-	if (ftruncate(fd, (off_t)(n * sizeof(double))) != 0)
-		wa_die_errno("%s: cannot size a temporary file of %llu MiB", dir,
-		    (unsigned long long)(n * sizeof(double) >> 20));
+	int fd = rank_temp_file(n * sizeof(double));
 	void *v = mmap(NULL, n ? n * sizeof(double) : 1, PROT_READ | PROT_WRITE, MAP_SHARED,
 	    fd, 0);
 	if (v == MAP_FAILED)
-		wa_die_errno("%s: cannot map a temporary file", dir);
+		wa_die_errno("%s: cannot map a temporary file", rank_temp_dir());
 	close(fd);
 	return v;
 }
@@ -799,7 +804,7 @@ engine_open(struct engine *e, const struct graph *g, const struct rank_params *p
 		slice_open(g, k, &e->slices[k]);
 		matrix += e->slices[k].words * 4;
 	}
-	uint64_t vec = e->n * page_bytes(p, e->imp, e->use, v->e != NULL) +
+	uint64_t vec = e->n * page_bytes(g, p, e->imp, e->use, v->e != NULL) +
 	    slice_buffer_bytes(g, p, e->imp, e->use) + (p->threads + 1) * p->run_bytes;
 	e->streamed = p->on_disk || vec + matrix > p->memory;
 	bool *keep = wa_calloc(g->slices, sizeof *keep);
@@ -812,16 +817,22 @@ engine_open(struct engine *e, const struct graph *g, const struct rank_params *p
 		    (unsigned long long)e->n, (unsigned long long)g->links, g->slices,
 		    e->streamed ? "read from disk each pass" : "in memory",
 		    (unsigned long long)(matrix >> 20), (unsigned long long)(vec >> 20));
-	/* Gauss-Seidel importance in memory: the links between parts by
-	 * propagation blocking, the parts as the slices of the sweep.  A
-	 * graph of one part has no links between parts, and its own slices,
-	 * often smaller than a lane, make Gauss-Seidel exact page by page. */
-	e->propagating = !e->streamed && e->imp && !e->use && !p->jacobi &&
-	    g->nodes > (UINT64_C(1) << PROPAGATE_PART_BITS) &&
-	    vec + matrix + propagation_bytes(g) <= p->memory;
+	/* Gauss-Seidel importance: the links between parts by propagation
+	 * blocking, the parts as the slices of the sweep; in memory if the
+	 * budget holds them with the matrix, else in files, the build taking
+	 * at most what the vectors and the matrix leave: it ends before the
+	 * sweeps' buffers are taken. */
+	struct slice *parts;
+	if (propagation_wanted(g, p, e->imp, e->use)) {
+		bool in_memory = !e->streamed && vec + matrix + propagation_bytes(g) <= p->memory;
+		uint64_t held = (p->on_disk ? 0 : vec) + (e->streamed ? 0 : matrix);
+		e->propagating = propagation_build(&e->pb, g, p, e->slices, !in_memory,
+		    p->memory - held, &parts);
+		if (e->propagating && !in_memory)
+			e->streamed = true;
+	}
 	if (e->propagating) {
-		struct slice *parts;
-		uint64_t np = propagation_build(&e->pb, g, e->slices, &parts);
+		uint64_t np = e->pb.parts;
 		for (uint32_t k = 0; k < g->slices; k++)
 			slice_close(&e->slices[k]);
 		free(e->slices);
@@ -833,9 +844,10 @@ engine_open(struct engine *e, const struct graph *g, const struct rank_params *p
 				e->max_slice_nodes = parts[k].hi - parts[k].lo;
 		if (wa_verbose)
 			wa_warn("Gauss-Seidel on %u parts of up to %llu pages, %llu links between "
-			    "them by propagation blocking", e->nslices,
+			    "them by propagation blocking%s", e->nslices,
 			    (unsigned long long)e->max_slice_nodes,
-			    (unsigned long long)e->pb.gather_off[np * np]);
+			    (unsigned long long)e->pb.gather_off[np * np],
+			    e->pb.on_disk ? ", in temporary files" : "");
 	}
 	if (wa_verbose && p->on_disk)
 		wa_warn("the vectors do not fit -m: kept in temporary files, paged");
@@ -848,6 +860,8 @@ engine_open(struct engine *e, const struct graph *g, const struct rank_params *p
 			e->w[t].acc = wa_calloc(e->max_slice_nodes, sizeof(double));
 		if (e->use)
 			e->w[t].use_sums = wa_calloc(e->max_slice_nodes, sizeof(double));
+		if (e->propagating)
+			propagation_window_open(&e->pb, &e->w[t].window);
 	}
 	e->acc = wa_calloc(e->nt, sizeof *e->acc);
 	for (unsigned t = 0; t < e->nt; t++)
@@ -875,11 +889,15 @@ engine_close(struct engine *e)
 		free(e->w[t].acc);
 		free(e->w[t].use_sums);
 		free(e->w[t].buf);
+		propagation_window_close(&e->w[t].window);
 	}
 	free(e->w);
 	free(e->acc);
-	for (uint32_t k = 0; k < e->nslices; k++)
+	for (uint32_t k = 0; k < e->nslices; k++) {
+		if (e->propagating)	/* the file of their words is the propagation's */
+			e->slices[k].fd = -1;
 		slice_close(&e->slices[k]);
+	}
 	free(e->slices);
 	if (e->propagating)
 		propagation_free(&e->pb);
@@ -989,8 +1007,12 @@ rank_compute(const struct graph *g, const struct rank_params *p, struct rank_vec
 	}
 	progress_end(&pg);
 	if (e.propagating)
-		for (uint64_t j = 0; j < e.n; j++)
-			e.pr[j] *= e.pb.stale_scale;
+		for (uint64_t lo = 0, hi; lo < e.n; lo = hi) {
+			hi = chunk_end(&e, lo);
+			for (uint64_t j = lo; j < hi; j++)
+				e.pr[j] *= e.pb.stale_scale;
+			release_all(&e, lo, hi);
+		}
 	if (e.imp && e.pr != v->importance) {	/* Jacobi ended on the other buffer */
 		copy_vector(&e, v->importance, e.pr);
 		e.next = e.pr;

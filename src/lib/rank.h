@@ -8,10 +8,10 @@
  * pages after it use the new one, in the same slice too: a slice's
  * external links are summed first, then its internal links page by page
  * (graph.h).  Most links of a site stay within it, so this is what makes
- * Gauss-Seidel pay on real link graphs.  In memory, importance alone by
- * Gauss-Seidel on a graph of more than 2^16 pages takes parts of 2^16
- * pages for its slices and moves the links between them by propagation
- * blocking (propagate.h).  Pages
+ * Gauss-Seidel pay on real link graphs.  Importance alone by Gauss-Seidel
+ * on a graph of more than 2^16 pages takes parts of 2^16 pages for its
+ * slices and moves the links between them by propagation blocking
+ * (propagate.h), in memory or through temporary files.  Pages
  * without out-links spread their rank along E, the solution networkx and
  * igraph compute; with
  * renormalize each iterate is instead rescaled by r of eq. 2.6-2.7, a
@@ -76,6 +76,11 @@ struct rank_result {
  * even the slice buffers do not fit. */
 void rank_plan(const struct graph *g, struct rank_params *p, bool importance,
     bool usefulness, bool personalised);
+/* The directory of temporary files: TMPDIR, or /tmp. */
+const char *rank_temp_dir(void);
+/* An unnamed temporary file of that many bytes, zeros, open for reading
+ * and writing. */
+int rank_temp_file(uint64_t bytes);
 /* A zeroed vector of n doubles where rank_plan said. */
 double *rank_vector_new(const struct rank_params *p, uint64_t n);
 void rank_vector_free(const struct rank_params *p, double *v, uint64_t n);
