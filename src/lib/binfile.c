@@ -296,6 +296,16 @@ bin_release(const void *addr, size_t len)
 		madvise((void *)lo, hi - lo, MADV_DONTNEED);
 }
 
+void
+bin_populate(void *addr, size_t len)
+{
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t lo = (uintptr_t)addr & ~(page - 1), hi = (uintptr_t)addr + len;
+	/* Advice only: a kernel before 5.14 leaves it to the faults. */
+	if (len)
+		(void)madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE);
+}
+
 const char *
 bin_map_open(struct bin_map *m, const char *path, const char *kind, uint32_t version,
     size_t record_bytes)

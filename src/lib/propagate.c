@@ -214,8 +214,9 @@ open_part(struct build *b, uint64_t j)
 static void
 close_part(struct slice *part, const struct part_build *pbd, uint32_t *words)
 {
-	/* A counting sort by destination: end[d] first counts the links to
-	 * d - 1, then starts them, then, each placed, ends those of d. */
+	/* A counting sort by destination: end[d + 1] counts the links to d;
+	 * summed, end[d] is where those of d start, and placing them moves it
+	 * to where they end. */
 	uint64_t *end = wa_calloc(PART_PAGES + 1, sizeof *end);
 	for (uint64_t k = 0; k < pbd->npairs; k++)
 		end[(pbd->pairs[k] >> 16) + 1]++;
@@ -477,7 +478,6 @@ propagation_receive(struct propagation *pb, uint64_t j, double *const *acc, unsi
 			sum += acc[t][d];
 		received[d] = sum;
 	}
-	rank_release(pb->p, pb->received, j * PART_PAGES, j * PART_PAGES + width, sizeof(double));
 }
 
 void
@@ -487,7 +487,6 @@ propagation_send(struct propagation *pb, uint64_t i, const double *x_part)
 	double *sent = pb->sent + i * PART_PAGES;
 	for (uint64_t d = 0; d < width; d++)
 		pb->part_change[d] = propagation_change(x_part[d], &sent[d], pb->stale_scale);
-	rank_release(pb->p, pb->sent, i * PART_PAGES, i * PART_PAGES + width, sizeof(double));
 }
 
 void

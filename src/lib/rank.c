@@ -372,11 +372,18 @@ gather_work(void *arg)
 	struct engine *e = w->e;
 	const struct slice *s = w->s;
 	propagation_gather(&e->pb, s->k, w->b0, w->b1, w->t == 0, w->acc, &w->window);
-	double scale = e->pb.stale_scale;
 	uint64_t pages = s->hi - s->lo;
+	uint64_t lo = s->lo + pages * w->t / e->nt, hi = s->lo + pages * (w->t + 1) / e->nt;
+	/* On disk, the pages the part will write mapped at once, not a fault
+	 * for each. */
+	if (e->p->on_disk) {
+		double *const written[] = { e->pr, e->x, e->pb.sent, e->pb.received };
+		for (size_t k = 0; k < sizeof written / sizeof written[0]; k++)
+			bin_populate(written[k] + lo, (hi - lo) * sizeof(double));
+	}
+	double scale = e->pb.stale_scale;
 	if (scale != 1)
-		for (uint64_t j = s->lo + pages * w->t / e->nt;
-		    j < s->lo + pages * (w->t + 1) / e->nt; j++) {
+		for (uint64_t j = lo; j < hi; j++) {
 			e->pr[j] *= scale;
 			e->x[j] *= scale;
 		}
@@ -916,14 +923,18 @@ static void
 propagation_begin(struct engine *e)
 {
 	for (uint32_t k = 0; k < e->nslices; k++) {
-		propagation_send(&e->pb, k, e->x + e->slices[k].lo);
-		split_parts(e, &e->slices[k], false);
+		const struct slice *s = &e->slices[k];
+		propagation_send(&e->pb, k, e->x + s->lo);
+		split_parts(e, s, false);
 		run_workers(e, scatter_work);
+		release_all(e, s->lo, s->hi);
 	}
 	for (uint32_t k = 0; k < e->nslices; k++) {
-		split_parts(e, &e->slices[k], true);
+		const struct slice *s = &e->slices[k];
+		split_parts(e, s, true);
 		run_workers(e, gather_work);
 		propagation_receive(&e->pb, k, e->acc, e->nt);
+		release_all(e, s->lo, s->hi);
 	}
 	propagation_clear(&e->pb);
 }
