@@ -41,7 +41,7 @@ propagation_bytes(const struct graph *g)
 	uint64_t parts = part_count(g->nodes);
 	/* Every link between parts, or within one (a word), and the pairs of
 	 * the parts being built; the offsets. */
-	return g->links * (2 + 2 + 4 + 4) + parts * parts * 8 * 4;
+	return g->links * (2 + 2 + 2 + 4) + parts * parts * 8 * 4;
 }
 
 /* A stream of that many bytes, in memory, or on disk in files cut at
@@ -371,7 +371,7 @@ propagation_build(struct propagation *pb, const struct graph *g, const struct ra
 	stream_open(&pb->dst, pb, on_disk, 1, 2);
 	stream_open(&pb->src, pb, on_disk, 1, 2);
 	stream_open(&pb->change, pb, on_disk,
-	    np < PROPAGATION_FILES_MAX ? (unsigned)np : PROPAGATION_FILES_MAX, 4);
+	    np < PROPAGATION_FILES_MAX ? (unsigned)np : PROPAGATION_FILES_MAX, 2);
 	if (on_disk) {
 		pb->internal.files = 1;
 		pb->internal.start[1] = b.internal[np] * 4;
@@ -455,9 +455,9 @@ gather_links(const struct propagation *pb, uint64_t k, uint64_t end, double *acc
 	for (uint64_t step; k < end; k += step) {
 		step = pb->on_disk && end - k > WINDOW_LINKS ? WINDOW_LINKS : end - k;
 		const uint16_t *dst = stream_get(&pb->dst, k * 2, step * 2, w->index);
-		const float *change = stream_get(&pb->change, k * 4, step * 4, w->change);
+		const uint16_t *change = stream_get(&pb->change, k * 2, step * 2, w->change);
 		for (uint64_t l = 0; l < step; l++)
-			acc[dst[l]] += change[l];
+			acc[dst[l]] += propagation_unpack(change[l]);
 	}
 }
 
@@ -511,7 +511,7 @@ propagation_clear(struct propagation *pb)
 {
 	struct propagation_stream *s = &pb->change;
 	if (s->mem) {
-		memset(s->mem, 0, pb->gather_off[pb->parts * pb->parts] * sizeof(float));
+		memset(s->mem, 0, pb->gather_off[pb->parts * pb->parts] * sizeof(uint16_t));
 		return;
 	}
 	/* A file cut to nothing and grown again reads as zeros. */
@@ -527,11 +527,11 @@ propagation_scatter(struct propagation *pb, uint64_t i, uint64_t j0, uint64_t j1
     struct propagation_window *w)
 {
 	const uint64_t np = pb->parts, *row = pb->scatter_off + i * np;
-	const float *change = pb->part_change;
+	const uint16_t *change = pb->part_change;
 	if (!pb->on_disk) {
 		for (uint64_t j = j0; j < j1; j++) {
 			const uint16_t *src = (const uint16_t *)pb->src.mem + row[j];
-			float *out = (float *)pb->change.mem + pb->gather_off[j * np + i];
+			uint16_t *out = (uint16_t *)pb->change.mem + pb->gather_off[j * np + i];
 			for (uint64_t l = 0; l < row[j + 1] - row[j]; l++)
 				out[l] = change[src[l]];
 		}
@@ -549,8 +549,8 @@ propagation_scatter(struct propagation *pb, uint64_t i, uint64_t j0, uint64_t j1
 			while (row[j + 1] <= at)
 				j++;
 			end = row[j + 1] < k + step ? row[j + 1] : k + step;
-			stream_put(&pb->change, (pb->gather_off[j * np + i] + at - row[j]) * 4,
-			    w->change + (at - k), (end - at) * 4);
+			stream_put(&pb->change, (pb->gather_off[j * np + i] + at - row[j]) * 2,
+			    w->change + (at - k), (end - at) * 2);
 		}
 	}
 }

@@ -41,6 +41,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "graph.h"
 #include "rank.h"
@@ -64,20 +65,20 @@ struct propagation {
 	uint64_t *scatter_off;	/* parts^2 + 1: the same blocks, at i * parts + j */
 	struct propagation_stream dst;	/* u16, gather order: each link's destination in its part */
 	struct propagation_stream src;	/* u16, scatter order: each link's source in its part */
-	struct propagation_stream change;	/* float, gather order: the change of x[src] last scattered */
+	struct propagation_stream change;	/* bfloat16, gather order: the change of x[src] last scattered */
 	bool on_disk;		/* the streams and the parts' links in files */
 	struct propagation_stream internal;	/* on disk: the words of the parts */
 	const struct rank_params *p;
 	double *sent;		/* per page: the sum of the changes it sent */
 	double *received;	/* per page: of those of its in-links between parts */
-	float *part_change;	/* of the part scattering */
+	uint16_t *part_change;	/* of the part scattering */
 	double stale_scale;	/* applies to what the sweep before sent */
 };
 
 /* A thread's windows on the streams, when they are on disk. */
 struct propagation_window {
 	uint16_t *index;
-	float *change;
+	uint16_t *change;
 };
 
 /* Whether a run of these parameters takes propagation blocking. */
@@ -113,13 +114,34 @@ void propagation_gather(const struct propagation *pb, uint64_t j, uint64_t i0, u
 /* What part j received up to now: the sum of the nt threads' acc. */
 void propagation_receive(struct propagation *pb, uint64_t j, double *const *acc, unsigned nt);
 
+/* A change as it travels: the upper half of a float (bfloat16), rounded
+ * to nearest, even on a tie. */
+static inline uint16_t
+propagation_pack(float f)
+{
+	uint32_t u;
+	memcpy(&u, &f, sizeof u);
+	u += 0x7fff + (u >> 16 & 1);
+	return (uint16_t)(u >> 16);
+}
+
+static inline float
+propagation_unpack(uint16_t h)
+{
+	uint32_t u = (uint32_t)h << 16;
+	float f;
+	memcpy(&f, &u, sizeof f);
+	return f;
+}
+
 /* The change of a page's x since it last sent, as it goes out; sent
  * becomes what the destinations will have summed, the rounding included. */
-static inline float
+static inline uint16_t
 propagation_change(double x, double *sent, double stale_scale)
 {
-	float change = (float)(x - *sent * stale_scale);
-	*sent = *sent * stale_scale + change;
+	double base = *sent * stale_scale;
+	uint16_t change = propagation_pack((float)(x - base));
+	*sent = base + propagation_unpack(change);
 	return change;
 }
 

@@ -42,9 +42,10 @@ struct finish {
 	uint64_t lo;
 	bool jacobi, renormalize;
 	/* Propagation blocking (propagate.h): what the page received, what
-	 * it sent, scaled as the sweep before ended; its change to send. */
-	double *received, *sent, stale_scale;
-	float *change;
+	 * it sent, scaled as the sweep before ended; its change to send; pr
+	 * and x as kept, divided by x_scale. */
+	double *received, *sent, stale_scale, x_scale;
+	uint16_t *change;
 	struct change ch;
 	double dangling_delta, unscaled;
 };
@@ -100,6 +101,10 @@ struct engine {
 	bool imp, use;
 	/* importance */
 	double *pr, *x, *next;		/* x = pr / outdeg, 0 when dangling */
+	/* By propagation blocking, pr and x are kept divided by x_scale, the
+	 * product of the sweeps' scalings to sum 1, so that a scaling costs
+	 * no pass over them. */
+	double x_scale;
 	double *x_before;		/* the slice's x before its internal links */
 	double dangling;		/* sum of pr over pages without out-links */
 	double unscaled;		/* --renormalize: this sweep's |cM PR + (1-c)E| */
@@ -230,10 +235,10 @@ finish_page(struct finish *f, uint64_t j, double sum)
 		for (unsigned t = 1; t < f->nt; t++)
 			external += f->more_acc[t][i];
 	}
-	sum += external;
+	sum = sum * f->x_scale + external;
 	if (f->received)
 		f->received[j] = external;
-	double ej = f->e ? f->e[j] : f->uniform_e, old = f->pr[j];
+	double ej = f->e ? f->e[j] : f->uniform_e, old = f->pr[j] * f->x_scale;
 	/* The dangling pages' rank as this thread knows it: Gauss-Seidel again. */
 	double v = f->c * sum + (1 - f->c) * ej;
 	if (!f->renormalize)
@@ -247,10 +252,11 @@ finish_page(struct finish *f, uint64_t j, double sum)
 	} else {
 		if (!deg)
 			f->dangling_delta += v - old;
-		f->pr[j] = v;
-		f->x[j] = deg ? v / deg : 0;
+		double x = deg ? v / deg : 0;
+		f->pr[j] = v / f->x_scale;
+		f->x[j] = x / f->x_scale;
 		if (f->sent)
-			f->change[i] = propagation_change(f->x[j], &f->sent[j], f->stale_scale);
+			f->change[i] = propagation_change(x, &f->sent[j], f->stale_scale);
 	}
 }
 
@@ -363,8 +369,7 @@ external_work(void *arg)
 }
 
 /* The slice, a part about to be computed: the sums from the parts [b0, b1)
- * and this thread's share of the part's pages scaled to the sum of 1 of
- * the sweep before. */
+ * and, on disk, this thread's share of the part's pages mapped. */
 static void *
 gather_work(void *arg)
 {
@@ -381,12 +386,6 @@ gather_work(void *arg)
 		for (size_t k = 0; k < sizeof written / sizeof written[0]; k++)
 			bin_populate(written[k] + lo, (hi - lo) * sizeof(double));
 	}
-	double scale = e->pb.stale_scale;
-	if (scale != 1)
-		for (uint64_t j = lo; j < hi; j++) {
-			e->pr[j] *= scale;
-			e->x[j] *= scale;
-		}
 	return NULL;
 }
 
@@ -511,13 +510,14 @@ scan_slice(struct engine *e, const struct slice *s, struct change *ch)
 			.e = e->v->e, .outdeg = e->outdeg, .pr = e->pr, .x = e->x, .next = e->next,
 			.acc = { e->w[0].acc, e->nt > 1 ? e->w[1].acc : NULL }, .more_acc = e->acc,
 			.nt = e->nt, .lo = s->lo, .jacobi = e->p->jacobi,
-			.renormalize = e->p->renormalize,
+			.renormalize = e->p->renormalize, .x_scale = 1,
 		};
 		if (e->propagating) {
 			ln->fin.received = e->pb.received;
 			ln->fin.sent = e->pb.sent;
 			ln->fin.stale_scale = e->pb.stale_scale;
 			ln->fin.change = e->pb.part_change;
+			ln->fin.x_scale = e->x_scale;
 		}
 	}
 	e->lane[e->lanes - 1].b1 = s->blocks;
@@ -795,6 +795,7 @@ engine_open(struct engine *e, const struct graph *g, const struct rank_params *p
 	e->n = g->nodes;
 	e->imp = v->importance != NULL;
 	e->use = v->usefulness != NULL;
+	e->x_scale = 1;
 	e->nt = p->threads ? p->threads : 1;
 	if (e->nt > 64)
 		e->nt = 64;
@@ -978,6 +979,7 @@ rank_compute(const struct graph *g, const struct rank_params *p, struct rank_vec
 			if (e.propagating) {
 				/* Each part takes it as the next sweep comes to it. */
 				e.pb.stale_scale = 1 / e.unscaled;
+				e.x_scale *= e.pb.stale_scale;
 				e.dangling *= e.pb.stale_scale;
 			} else {
 				refresh_importance(&e, p->jacobi ? 1 : 1 / vector_sum(&e, e.pr));
@@ -1021,7 +1023,7 @@ rank_compute(const struct graph *g, const struct rank_params *p, struct rank_vec
 		for (uint64_t lo = 0, hi; lo < e.n; lo = hi) {
 			hi = chunk_end(&e, lo);
 			for (uint64_t j = lo; j < hi; j++)
-				e.pr[j] *= e.pb.stale_scale;
+				e.pr[j] *= e.x_scale;
 			release_all(&e, lo, hi);
 		}
 	if (e.imp && e.pr != v->importance) {	/* Jacobi ended on the other buffer */
