@@ -121,13 +121,14 @@ vcheck "lanes: and with -j 3" diff "$tmp/lanes.j3" "$tmp/lanes.j1" --tol 1e-14
 
 # Propagation blocking (src/lib/propagate.h): Gauss-Seidel cuts the pages
 # into parts of 2^16 and sends the changes of x along the links between
-# parts through a buffer, as floats whose rounding goes with the next
-# change.  A graph of three parts (150000 pages, 600000 links, one in
+# parts through a buffer, as bfloat16s whose rounding goes with the next
+# change (their rounding: t/unit/test-propagate.c).  A graph of three parts (150000 pages, 600000 links, one in
 # seven between parts) ranked so equals the same graph ranked by the
 # slices of the matrix (-m 3M, where the parts do not fit) and by Jacobi,
 # both checked against networkx above.  With -m 6M the streams go to
 # temporary files and the ranks are the same bits as in memory.  Under
 # valgrind, two parts and three iterations, in files with -m 3M.
+unit test-propagate
 pages=150000 degree=4 iterations=$TIGHT files=6M
 under_valgrind && pages=70000 degree=2 iterations="-i 3" files=3M
 gen_graph -n $pages -d $degree -s 11

@@ -117,6 +117,7 @@ struct engine {
 
 	unsigned nt;
 	struct worker *w;
+	struct wa_team team;		/* one thread for each of w */
 	double **acc;			/* each thread's */
 	unsigned lanes;			/* of the slice being scanned */
 	struct lane lane[LANES_MAX];
@@ -440,13 +441,7 @@ internal_work(void *arg)
 static void
 run_workers(struct engine *e, void *(*fn)(void *))
 {
-	pthread_t tid[64];
-	for (unsigned t = 1; t < e->nt; t++)
-		if (wa_thread_start(&tid[t], fn, &e->w[t]) != 0)
-			wa_die("cannot start a thread");
-	fn(&e->w[0]);
-	for (unsigned t = 1; t < e->nt; t++)
-		pthread_join(tid[t], NULL);
+	wa_team_run(&e->team, fn);
 }
 
 /* The first block of [b0, b1) whose cost reaches want, cost(b) rising. */
@@ -797,8 +792,8 @@ engine_open(struct engine *e, const struct graph *g, const struct rank_params *p
 	e->use = v->usefulness != NULL;
 	e->x_scale = 1;
 	e->nt = p->threads ? p->threads : 1;
-	if (e->nt > 64)
-		e->nt = 64;
+	if (e->nt > WA_TEAM_MAX)
+		e->nt = WA_TEAM_MAX;
 	e->outdeg = graph_map(g, GF_OUTDEG, &e->outdeg_map);
 	e->indeg = graph_map(g, GF_INDEG, &e->indeg_map);
 	for (uint32_t k = 0; k < g->slices; k++)
@@ -874,6 +869,7 @@ engine_open(struct engine *e, const struct graph *g, const struct rank_params *p
 	e->acc = wa_calloc(e->nt, sizeof *e->acc);
 	for (unsigned t = 0; t < e->nt; t++)
 		e->acc[t] = e->w[t].acc;
+	wa_team_start(&e->team, e->nt, e->w, sizeof *e->w);
 	if (e->imp) {
 		e->pr = v->importance;
 		e->x = rank_vector_new(p, e->n);
@@ -893,6 +889,7 @@ engine_open(struct engine *e, const struct graph *g, const struct rank_params *p
 static void
 engine_close(struct engine *e)
 {
+	wa_team_stop(&e->team);
 	for (unsigned t = 0; t < e->nt; t++) {
 		free(e->w[t].acc);
 		free(e->w[t].use_sums);
