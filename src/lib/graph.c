@@ -307,7 +307,7 @@ slice_load(struct slice *s)
 void
 slice_close(struct slice *s)
 {
-	if (s->fd > 0)
+	if (s->fd > 0 && !s->fd_shared)
 		close(s->fd);
 	free(s->path);
 	free(s->block_off);

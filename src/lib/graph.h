@@ -103,6 +103,7 @@ struct slice {
 	uint32_t k;
 	char *path;
 	int fd;
+	bool fd_shared;		/* another's, not closed with the slice */
 	uint64_t lo, hi, links, internal;
 	unsigned bits;		/* of the minor part of a word */
 	uint64_t blocks, external_blocks;

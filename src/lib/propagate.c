@@ -276,6 +276,7 @@ finish_part(struct build *b, uint64_t j, struct slice *part)
 	close_part(part, pbd, words);
 	if (pb->on_disk) {
 		part->fd = pb->internal.fd[0];
+		part->fd_shared = true;
 		part->data_pos = b->internal[j] * 4;
 		stream_put(&pb->internal, part->data_pos, words, pbd->npairs * 4);
 		free(words);

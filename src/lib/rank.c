@@ -898,11 +898,8 @@ engine_close(struct engine *e)
 	}
 	free(e->w);
 	free(e->acc);
-	for (uint32_t k = 0; k < e->nslices; k++) {
-		if (e->propagating)	/* the file of their words is the propagation's */
-			e->slices[k].fd = -1;
+	for (uint32_t k = 0; k < e->nslices; k++)
 		slice_close(&e->slices[k]);
-	}
 	free(e->slices);
 	if (e->propagating)
 		propagation_free(&e->pb);
