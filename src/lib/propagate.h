@@ -27,8 +27,8 @@
  * (error feedback).  The sums are those of the x sent, which differs from
  * x by the rounding of the last change only, so that the iteration
  * reaches the fix-point of doubles, at a quarter of the traffic.  At 2^24
- * pages it takes the iterations floats took, and ends 4e-12 from them in
- * L1.
+ * pages it takes the iterations floats took, to an L1 change of 1e-9 as
+ * of 1e-15, and the two vectors converged differ by 4e-16 in L1.
  *
  * Per link between parts: a u16 source, a u16 destination and a
  * bfloat16; per pair of parts, two u64 offsets; per page, two doubles.
