@@ -505,14 +505,13 @@ scan_slice(struct engine *e, const struct slice *s, struct change *ch)
 			.e = e->v->e, .outdeg = e->outdeg, .pr = e->pr, .x = e->x, .next = e->next,
 			.acc = { e->w[0].acc, e->nt > 1 ? e->w[1].acc : NULL }, .more_acc = e->acc,
 			.nt = e->nt, .lo = s->lo, .jacobi = e->p->jacobi,
-			.renormalize = e->p->renormalize, .x_scale = 1,
+			.renormalize = e->p->renormalize, .x_scale = e->x_scale,
 		};
 		if (e->propagating) {
 			ln->fin.received = e->pb.received;
 			ln->fin.sent = e->pb.sent;
 			ln->fin.stale_scale = e->pb.stale_scale;
 			ln->fin.change = e->pb.part_change;
-			ln->fin.x_scale = e->x_scale;
 		}
 	}
 	e->lane[e->lanes - 1].b1 = s->blocks;
