@@ -21,6 +21,7 @@
 
 #include "fuzz.h"
 #include "tsv.h"
+#include "utf8.h"
 
 /* The offset of the first byte of s[0..n) that is not part of a
  * well-formed UTF-8 sequence, or -1. */

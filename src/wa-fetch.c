@@ -32,6 +32,7 @@
 #include "sites.h"
 #include "transfer.h"
 #include "url.h"
+#include "utf8.h"
 #include "wa.h"
 #include "warc.h"
 

@@ -7,6 +7,16 @@
 #                          three pages, a gzip member each (crawl.warc.gz),
 #                          and an OPIC state (opic.st); sets WARC_FIRST to
 #                          the size of the WARC's first member
+#   previous_outputs IN OUT
+#                          one good run of each tool on the inputs in IN,
+#                          its outputs in OUT, kept in $tmp/previous
+#   fault TOOL WHAT MESSAGE CMD...
+#                          CMD exits 1; stderr has "TOOL: ...MESSAGE" (an
+#                          extended regex: the file, its line or offset,
+#                          the reason); the outputs are those of before,
+#                          with no temporary file: OUT against
+#                          $tmp/previous, and each pair of FAULT_ALSO
+#                          ("KEPT DIR ...")
 f_page() {	# URL BODY ID: a gzip member of a WARC response record
 	f_body=$2
 	f_http=$(printf 'HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: %d\r\n\r\n%s' \
@@ -32,4 +42,36 @@ fault_inputs() {
 	f_page http://b.test/ '<a href="http://a.test/x">x</a>' 7f1c1c0e-0000-4000-8000-000000000003 \
 		>>"$f_d/crawl.warc.gz"
 	wa-opic -q -s "$f_d/opic.st" "$f_d/links.tsv" >/dev/null
+}
+
+previous_outputs() {
+	f_i=$1 f_o=$2
+	ok "wa-extract: a good run" wa-extract -q -p "$f_o/pages.tsv" "$f_i/crawl.warc.gz"
+	is "$(cut -f1,2 "$tmp/stdout" | sort | tr '\t\n' ' ')" \
+		"http://a.test/ http://a.test/x http://a.test/ http://b.test/ http://a.test/x http://a.test/ http://b.test/ http://a.test/x " \
+		"which finds the links of the WARC"
+	ok "wa-linkmat: a good run" wa-linkmat -q -p "$f_i/pages.tsv" -o "$f_o/g" "$f_i/links.tsv"
+	ok "wa-pagerank: a good run" \
+		wa-pagerank -q -U "$f_o/use.tsv" -b "$f_o/imp.vec" -o "$f_o/imp.tsv" "$f_o/g"
+	ok "wa-invrank: a good run" wa-invrank -q -b "$f_o/inv.vec" -o "$f_o/inv.tsv" "$f_o/g"
+	ok "wa-lambda: a good run" wa-lambda -q -o "$f_o/lambda.tsv" "$f_i/hist.tsv"
+	ok "wa-schedule: a good run" wa-schedule -q -G 100 --now 1700000000 -F "$f_o/freq.tsv" \
+		-s "$f_o/summary.tsv" "$f_i/state.tsv"
+	ok "wa-partition: a good run" wa-partition -q -k 3 -o "$f_o/rules.tsv" "$f_i/links.tsv"
+	cp "$f_i/opic.st" "$f_o/opic.st"
+	cp -a "$f_o" "$tmp/previous"
+	FAULT_OUT=$f_o
+}
+
+fault() {
+	f_tool=$1 f_what=$2 f_msg=$3; shift 3
+	exits 1 "$f_tool: $f_what: exit 1" "$@"
+	like "$(cat "$tmp/stderr")" "^$f_tool: .*$f_msg" "$f_tool: $f_what: the message names it"
+	f_diff=$(diff -r "$tmp/previous" "$FAULT_OUT" 2>&1)
+	set -- ${FAULT_ALSO:-}
+	while [ $# -ge 2 ]; do
+		f_diff=$f_diff$(diff -r "$1" "$2" 2>&1)
+		shift 2
+	done
+	is "$f_diff" "" "$f_tool: $f_what: the previous outputs are intact, no temporary file"
 }

@@ -47,35 +47,11 @@ cut_at "$i/state.gz" 1000 "$i/state.cut.gz"
 { grep -m1 "^$(sed -n '$s/\t.*//p' "$i/hist.tsv")$T" "$i/hist.tsv"; cat "$i/hist.tsv"; } >"$i/hist.unsorted"
 cut_at "$i/crawl.warc.gz" $((one + 40)) "$i/crawl.cut.gz"
 cp "$i/crawl.warc.gz" "$i/crawl.flip.gz" && flip "$i/crawl.flip.gz" $((one + 60))
-cp "$i/opic.st" "$o/opic.st"
 ok "the inputs are made" test -s "$i/crawl.warc.gz" -a -s "$i/state.tsv" -a -s "$i/opic.st" \
 	-a -d "$i/g" -a -s "$i/hist.tsv"
 
-# The previous outputs: one good run of each tool.
-ok "wa-extract: a good run" wa-extract -q -p "$o/pages.tsv" "$i/crawl.warc.gz"
-is "$(cut -f1,2 "$tmp/stdout" | sort | tr '\t\n' ' ')" \
-	"http://a.test/ http://a.test/x http://a.test/ http://b.test/ http://a.test/x http://a.test/ http://b.test/ http://a.test/x " \
-	"which finds the links of the WARC"
-ok "wa-linkmat: a good run" wa-linkmat -q -p "$i/pages.tsv" -o "$o/g" "$i/links.tsv"
-ok "wa-pagerank: a good run" wa-pagerank -q -U "$o/use.tsv" -b "$o/imp.vec" -o "$o/imp.tsv" "$o/g"
-ok "wa-invrank: a good run" wa-invrank -q -b "$o/inv.vec" -o "$o/inv.tsv" "$o/g"
-ok "wa-lambda: a good run" wa-lambda -q -o "$o/lambda.tsv" "$i/hist.tsv"
-ok "wa-schedule: a good run" wa-schedule -q -G 100 --now 1700000000 -F "$o/freq.tsv" \
-	-s "$o/summary.tsv" "$i/state.tsv"
-ok "wa-partition: a good run" wa-partition -q -k 3 -o "$o/rules.tsv" "$i/links.tsv"
-cp -a "$o" "$tmp/previous"
+previous_outputs "$i" "$o"
 
-# fault TOOL WHAT MESSAGE CMD...: CMD exits 1; stderr has "TOOL: ...MESSAGE"
-# (an extended regex: the file, its line or offset, the reason); the
-# outputs in $o and $m are those of before, with no temporary file.
-fault() {
-	f_tool=$1 f_what=$2 f_msg=$3; shift 3
-	exits 1 "$f_tool: $f_what: exit 1" "$@"
-	like "$(cat "$tmp/stderr")" "^$f_tool: .*$f_msg" "$f_tool: $f_what: the message names it"
-	f_diff=$(diff -r "$tmp/previous" "$o" 2>&1)
-	[ $mounted = 1 ] && f_diff=$f_diff$(diff -r "$tmp/previous-full" "$m" 2>&1)
-	is "$f_diff" "" "$f_tool: $f_what: the previous outputs are intact, no temporary file"
-}
 # -q and the order of the options as the tools print usage; every path
 # absolute, so that the message names it in full.
 
@@ -206,6 +182,7 @@ if mount -t tmpfs -o size=256k tmpfs "$m" 2>/dev/null; then
 		"$o/summary.tsv" "$o/opic.st" "$o/rules.tsv" "$o/pages.tsv" "$m/"
 	dd if=/dev/zero of="$m/filler" bs=4k 2>/dev/null
 	cp -a "$m" "$tmp/previous-full"
+	FAULT_ALSO="$tmp/previous-full $m"
 	is "$(df -P "$m" | awk 'NR == 2 { print $4 }')" 0 "the tmpfs is full"
 	fault wa-extract "-p on a full device" "$m/pages.tsv: write failed: No space left on device" \
 		wa-extract -q -p "$m/pages.tsv" "$i/crawl.warc.gz"

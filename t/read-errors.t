@@ -59,28 +59,7 @@ ok "eio-after gives the data, then EIO" \
 	sh -c '! "$1" "$2" "$3" cat >"$4" 2>"$5" && cmp -s "$3" "$4" && grep -q "Input/output error" "$5"' \
 	sh "$PY" "$tmp/eio-after.py" "$i/links.tsv" "$tmp/copy" "$tmp/copy.err"
 
-# The previous outputs: one good run of each tool.
-ok "wa-extract: a good run" wa-extract -q -p "$o/pages.tsv" "$i/crawl.warc.gz"
-ok "wa-linkmat: a good run" wa-linkmat -q -p "$i/pages.tsv" -o "$o/g" "$i/links.tsv"
-ok "wa-pagerank: a good run" wa-pagerank -q -U "$o/use.tsv" -b "$o/imp.vec" -o "$o/imp.tsv" "$o/g"
-ok "wa-invrank: a good run" wa-invrank -q -b "$o/inv.vec" -o "$o/inv.tsv" "$o/g"
-ok "wa-lambda: a good run" wa-lambda -q -o "$o/lambda.tsv" "$i/hist.tsv"
-ok "wa-schedule: a good run" wa-schedule -q -G 100 --now 1700000000 -F "$o/freq.tsv" \
-	-s "$o/summary.tsv" "$i/state.tsv"
-ok "wa-partition: a good run" wa-partition -q -k 3 -o "$o/rules.tsv" "$i/links.tsv"
-cp "$i/opic.st" "$o/opic.st"
-cp -a "$o" "$tmp/previous"
-
-# fault TOOL WHAT MESSAGE CMD...: CMD exits 1; stderr has "TOOL: ...MESSAGE"
-# (an extended regex); the outputs in $o are those of before, with no
-# temporary file.
-fault() {
-	f_tool=$1 f_what=$2 f_msg=$3; shift 3
-	exits 1 "$f_tool: $f_what: exit 1" "$@"
-	like "$(cat "$tmp/stderr")" "^$f_tool: .*$f_msg" "$f_tool: $f_what: the message names it"
-	is "$(diff -r "$tmp/previous" "$o" 2>&1)" "" \
-		"$f_tool: $f_what: the previous outputs are intact, no temporary file"
-}
+previous_outputs "$i" "$o"
 EIO="read error: Input/output error"
 
 # EIO at the first byte, every input of every tool.

@@ -14,6 +14,7 @@
 #include "msg.h"
 #include "strmap.h"
 #include "url.h"
+#include "utf8.h"
 
 const char *const extract_type_name[] = {
 	"html", "xml", "dtd", "other", "error"
@@ -959,40 +960,6 @@ meta_says_utf8(const unsigned char *body, size_t len)
 		}
 	}
 	return false;
-}
-
-/* The length of the valid UTF-8 sequence at p (RFC 3629: no overlong
- * forms, surrogates or code points past U+10FFFF), 0 if there is none;
- * *part gets the bytes of its maximal valid start, which the WHATWG
- * decoder replaces by one U+FFFD. */
-static size_t
-utf8_sequence(const unsigned char *p, const unsigned char *end, size_t *part)
-{
-	unsigned char c = *p, lo = 0x80, hi = 0xbf;
-	size_t need;
-	*part = 1;
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xc2 && c <= 0xdf)
-		need = 1;
-	else if (c >= 0xe0 && c <= 0xef) {
-		need = 2;
-		lo = c == 0xe0 ? 0xa0 : 0x80;
-		hi = c == 0xed ? 0x9f : 0xbf;
-	} else if (c >= 0xf0 && c <= 0xf4) {
-		need = 3;
-		lo = c == 0xf0 ? 0x90 : 0x80;
-		hi = c == 0xf4 ? 0x8f : 0xbf;
-	} else
-		return 0;
-	for (size_t i = 1; i <= need; i++) {
-		if (p + i >= end || p[i] < lo || p[i] > hi)
-			return 0;
-		*part = i + 1;
-		lo = 0x80;
-		hi = 0xbf;
-	}
-	return need + 1;
 }
 
 /* body with every invalid UTF-8 sequence replaced by U+FFFD, as browsers

@@ -9,6 +9,7 @@
 
 #include "msg.h"
 #include "tsv.h"
+#include "utf8.h"
 
 #define READ_BLOCK (1u << 20)
 #define ZIN_BLOCK (256u << 10)
@@ -402,40 +403,4 @@ tsv_close(struct tsv *t)
 	free(t->col);
 	free(p);
 	free(t);
-}
-
-long
-utf8_invalid_at(const char *str, size_t n)
-{
-	const unsigned char *s = (const unsigned char *)str;
-	size_t i = 0;
-	while (i < n) {
-		unsigned c = s[i];
-		size_t len;
-		unsigned min;
-		if (c < 0x80) {
-			i++;
-			continue;
-		} else if (c >= 0xc2 && c <= 0xdf) {
-			len = 2, min = 0x80;
-		} else if (c >= 0xe0 && c <= 0xef) {
-			len = 3, min = 0x800;
-		} else if (c >= 0xf0 && c <= 0xf4) {
-			len = 4, min = 0x10000;
-		} else {
-			return (long)i;
-		}
-		if (i + len > n)
-			return (long)i;
-		unsigned cp = c & (0xff >> (len + 1));
-		for (size_t k = 1; k < len; k++) {
-			if ((s[i + k] & 0xc0) != 0x80)
-				return (long)i;
-			cp = (cp << 6) | (s[i + k] & 0x3f);
-		}
-		if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-			return (long)i;
-		i += len;
-	}
-	return -1;
 }

@@ -51,7 +51,4 @@ _Noreturn void tsv_die(struct tsv *t, const char *fmt, ...) __attribute__((forma
 /* Closes and reports the number of rejected rows. */
 void tsv_close(struct tsv *t);
 
-/* Validates UTF-8; returns the offset of the first bad byte or -1. */
-long utf8_invalid_at(const char *s, size_t n);
-
 #endif
