@@ -14,8 +14,8 @@
 static const char usage[] =
 "usage: wa-pagerank [-qv] [-c damping] [-e epsilon] [--norm l1|l2] [-i iterations]\n"
 "                   [-p personalisation] [--init importance] [--renormalize]\n"
-"                   [--jacobi] [-U usefulness] [-m size] [-j threads] [-o file]\n"
-"                   [-b vector] [--slice K/P] graph\n"
+"                   [--jacobi] [--no-extrapolation] [-U usefulness] [-m size]\n"
+"                   [-j threads] [-o file] [-b vector] [--slice K/P] graph\n"
 "  -c damping       damping factor c (0.85)\n"
 "  -e epsilon       stop when the change is below epsilon (1e-9)\n"
 "  --norm l1|l2     the norm of the change (l2, as seed 000 eq. 2.4)\n"
@@ -24,6 +24,7 @@ static const char usage[] =
 "  --init file      start from a previous importance (TSV or -b vector)\n"
 "  --renormalize    rescale each iterate by r (seed 000 eq. 2.6-2.7); Jacobi\n"
 "  --jacobi         power iteration instead of Gauss-Seidel\n"
+"  --no-extrapolation  Gauss-Seidel without extrapolation every 6 sweeps\n"
 "  -U file          also write usefulness, computed in the same scans\n"
 "  -m size          memory budget (1G)\n"
 "  -j threads       threads (the number of processors)\n"
@@ -31,7 +32,7 @@ static const char usage[] =
 "  -b file          also write the vector in id order, binary\n"
 "  --slice K/P      one Jacobi step of part K of P from --init, into -b\n";
 
-enum { OPT_INIT = WA_OPT_FIRST_TOOL, OPT_RENORMALIZE, OPT_SLICE };
+enum { OPT_INIT = WA_OPT_FIRST_TOOL, OPT_RENORMALIZE, OPT_SLICE, OPT_NO_EXTRAPOLATION };
 
 static void
 read_start_vector(const struct graph *g, const struct rank_params *p, const char *path,
@@ -135,6 +136,7 @@ main(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "init", required_argument, NULL, OPT_INIT },
 		{ "renormalize", no_argument, NULL, OPT_RENORMALIZE },
+		{ "no-extrapolation", no_argument, NULL, OPT_NO_EXTRAPOLATION },
 		{ "slice", required_argument, NULL, OPT_SLICE },
 		RANK_LONGOPTS,
 		WA_COMMON_LONGOPTS
@@ -156,6 +158,7 @@ main(int argc, char **argv)
 		case 'p': personalisation = optarg; break;
 		case OPT_INIT: init = optarg; break;
 		case OPT_RENORMALIZE: p.renormalize = p.jacobi = true; break;
+		case OPT_NO_EXTRAPOLATION: p.plain = true; break;
 		case 'U': usefulness = optarg; break;
 		case 'o': out = optarg; break;
 		case 'b': vector = optarg; break;

@@ -46,6 +46,7 @@ struct finish {
 	 * and x as kept, divided by x_scale. */
 	double *received, *sent, stale_scale, x_scale;
 	uint16_t *change;
+	double *before;			/* pr as the sweep began, if extrapolation wants it */
 	struct change ch;
 	double dangling_delta, unscaled;
 };
@@ -63,6 +64,7 @@ struct worker {
 	uint64_t next;			/* the next of them to finish */
 	uint64_t released;		/* x and r given back below this id */
 	struct finish *fin;		/* that lane's importance totals */
+	double extrapolated[2];		/* extrapolate_work: its sums */
 	struct propagation_window window;
 };
 
@@ -109,6 +111,18 @@ struct engine {
 	double x_scale;
 	double *x_before;		/* the slice's x before its internal links */
 	double dangling;		/* sum of pr over pages without out-links */
+	/* Extrapolation (extrapolate()): pr as the sweep before the last
+	 * began, when one may follow; the sweep of the last; the L1 changes of
+	 * the last sweeps, sweep k at k % 4. */
+	double *before;
+	bool remembering;		/* this sweep fills before */
+	double extrapolation_factor;
+	unsigned extrapolated_at;
+	/* The change two sweeps after the last extrapolation was not below the
+	 * one it was made on: the rates do not describe this iteration (on a
+	 * chain with personalisation the changes swing), none more. */
+	bool extrapolation_failed;
+	double l1_history[4];
 	double unscaled;		/* --renormalize: this sweep's |cM PR + (1-c)E| */
 	/* usefulness */
 	double *u, *r;			/* r: residual (Gauss-Seidel) or sums (Jacobi) */
@@ -151,7 +165,7 @@ release_all(const struct engine *e, uint64_t lo, uint64_t hi)
 {
 	if (!e->p->on_disk)
 		return;
-	const double *d[] = { e->pr, e->x, e->next, e->u, e->r, e->v->e, e->v->e_use,
+	const double *d[] = { e->pr, e->x, e->next, e->before, e->u, e->r, e->v->e, e->v->e_use,
 		e->pb.sent, e->pb.received };
 	for (size_t i = 0; i < sizeof d / sizeof d[0]; i++)
 		if (d[i])
@@ -249,6 +263,8 @@ finish_page(struct finish *f, uint64_t j, double sum)
 	f->unscaled += v;
 	if (!f->renormalize)	/* that one changes at the end */
 		change_add(&f->ch, v - old);
+	if (f->before)
+		f->before[j] = old;
 	uint32_t deg = f->outdeg[j];
 	if (f->jacobi) {
 		f->next[j] = v;
@@ -516,6 +532,7 @@ scan_slice(struct engine *e, const struct slice *s, struct change *ch)
 			.acc = { e->w[0].acc, e->nt > 1 ? e->w[1].acc : NULL }, .more_acc = e->acc,
 			.nt = e->nt, .lo = s->lo, .jacobi = e->p->jacobi,
 			.renormalize = e->p->renormalize, .x_scale = e->x_scale,
+			.before = e->remembering ? e->before : NULL,
 		};
 		if (e->propagating) {
 			ln->fin.received = e->pb.received;
@@ -691,8 +708,8 @@ page_bytes(const struct graph *g, const struct rank_params *p, bool imp, bool us
     bool personalised)
 {
 	uint64_t b = 8;			/* out- and in-degree */
-	if (imp)
-		b += 16 + (personalised ? 8 : 0) + (p->jacobi ? 8 : 0);
+	if (imp)	/* pr, x; E; Jacobi's next or extrapolation's before */
+		b += 16 + (personalised ? 8 : 0) + (p->jacobi || !p->plain ? 8 : 0);
 	if (propagation_wanted(g, p, imp, use))
 		b += 16;		/* sent and received */
 	if (use)
@@ -886,6 +903,8 @@ engine_open(struct engine *e, const struct graph *g, const struct rank_params *p
 			e->next = rank_vector_new(p, e->n);
 		else
 			e->x_before = wa_calloc(e->max_slice_nodes, sizeof(double));
+		if (!p->jacobi && !p->plain)
+			e->before = rank_vector_new(p, e->n);
 	}
 	if (e->use) {
 		e->u = v->usefulness;
@@ -914,6 +933,7 @@ engine_close(struct engine *e)
 		propagation_free(&e->pb);
 	rank_vector_free(e->p, e->x, e->n);
 	rank_vector_free(e->p, e->next, e->n);
+	rank_vector_free(e->p, e->before, e->n);
 	rank_vector_free(e->p, e->r, e->n);
 	free(e->y);
 	free(e->x_before);
@@ -943,6 +963,119 @@ propagation_begin(struct engine *e)
 	propagation_clear(&e->pb);
 }
 
+/* Extrapolation over two sweeps, after T. Haveliwala, S. Kamvar, D. Klein,
+ * C. Manning, G. Golub, "Computing PageRank using Power Extrapolation"
+ * (Stanford, 2003): when the error decays by mu every two sweeps, pr two
+ * sweeps before, b, and now, p, point to the fix-point p + (p - b) mu /
+ * (1 - mu).  Their mu is c^2, the power iteration's; Gauss-Seidel's is not
+ * known, so it is measured, as the ratio of the L1 changes two sweeps
+ * apart, and taken only when the last two such ratios agree.  Over two
+ * sweeps, not one (Aitken's): slow modes of both signs remain, and
+ * extrapolating over one sweep amplifies those of the other sign.  On a
+ * site graph nearly all the error is rank moving between sites, decaying
+ * by about 0.72 a sweep, which every EXTRAPOLATION_GAP sweeps this takes
+ * mostly out: on the generated site graph of 2^24 pages, 31 sweeps to an
+ * L1 change of 1e-9 instead of 41.  A graph that mixes fast (mu below
+ * EXTRAPOLATION_MU_MIN) has nothing to gain, and is left alone. */
+#define EXTRAPOLATION_GAP 6
+#define EXTRAPOLATION_MU_MIN 0.1
+#define EXTRAPOLATION_MU_MAX 0.9	/* p - b is then multiplied by 9 at most */
+
+/* Whether sweep it may end by extrapolating: EXTRAPOLATION_GAP sweeps
+ * after the last time, or every second sweep after that while the rates
+ * disagree, so that before, taken as the sweep before began, is not
+ * overwritten as this one begins. */
+static bool
+extrapolation_due(const struct engine *e, unsigned it)
+{
+	return e->before && !e->extrapolation_failed && it - e->extrapolated_at >= EXTRAPOLATION_GAP &&
+	    (it - e->extrapolated_at - EXTRAPOLATION_GAP) % 2 == 0;
+}
+
+/* The L1 changes of sweeps it and it - 2, as a rate per two sweeps. */
+static double
+rate_per_two(const struct engine *e, unsigned it)
+{
+	return e->l1_history[it % 4] / e->l1_history[(it - 2) % 4];
+}
+
+/* Whether sweep it, about to begin, is to keep pr for an extrapolation
+ * after the next: one is due then and the rate so far is worth it. */
+static bool
+extrapolation_wanted(const struct engine *e, unsigned it)
+{
+	return extrapolation_due(e, it + 1) && rate_per_two(e, it - 1) >= EXTRAPOLATION_MU_MIN;
+}
+
+/* After sweep it, not converged: the rate per two sweeps, or 0 if the
+ * last four sweeps did not shrink the change each time, or the last two
+ * rates do not agree on one worth extrapolating with. */
+static double
+extrapolation_rate(const struct engine *e, unsigned it)
+{
+	const double *h = e->l1_history;
+	if (!(h[it % 4] < h[(it - 1) % 4] && h[(it - 1) % 4] < h[(it - 2) % 4] &&
+	    h[(it - 2) % 4] < h[(it - 3) % 4]))
+		return 0;
+	double mu = rate_per_two(e, it), mu_before = rate_per_two(e, it - 1);
+	if (!(mu >= EXTRAPOLATION_MU_MIN && mu_before >= EXTRAPOLATION_MU_MIN &&
+	    mu < EXTRAPOLATION_MU_MAX && mu_before < EXTRAPOLATION_MU_MAX &&
+	    mu < 1.25 * mu_before && mu_before < 1.25 * mu))
+		return 0;
+	return sqrt(mu * mu_before);
+}
+
+/* A thread's share of the pages moved towards the fix-point, with their
+ * x; its sums of pr and of the dangling pages' pr in acc[0], acc[1]. */
+static void *
+extrapolate_work(void *arg)
+{
+	struct worker *w = arg;
+	struct engine *e = w->e;
+	const double f = e->extrapolation_factor, scale = e->x_scale;
+	double sum = 0, dangling = 0;
+	uint64_t first = e->n * w->t / e->nt, end = e->n * (w->t + 1) / e->nt;
+	for (uint64_t lo = first, hi; lo < end; lo = hi) {
+		hi = end - lo < RANK_CHUNK ? end : lo + RANK_CHUNK;
+		for (uint64_t j = lo; j < hi; j++) {
+			double v = e->pr[j] * scale;
+			v += f * (v - e->before[j]);
+			if (v < 0)
+				v = 0;
+			sum += v;
+			if (!e->outdeg[j])
+				dangling += v;
+			e->pr[j] = v / scale;
+			e->x[j] = e->outdeg[j] ? e->pr[j] / e->outdeg[j] : 0;
+		}
+		release_all(e, lo, hi);
+	}
+	w->extrapolated[0] = sum;
+	w->extrapolated[1] = dangling;
+	return NULL;
+}
+
+/* pr moved towards the fix-point by the rate mu, scaled to sum 1, with x
+ * and the dangling sum to match. */
+static void
+extrapolate(struct engine *e, double mu)
+{
+	e->extrapolation_factor = mu / (1 - mu);
+	run_workers(e, extrapolate_work);
+	double sum = 0, dangling = 0;
+	for (unsigned t = 0; t < e->nt; t++) {
+		sum += e->w[t].extrapolated[0];
+		dangling += e->w[t].extrapolated[1];
+	}
+	if (e->propagating) {	/* as the sweep's own scaling */
+		e->pb.stale_scale /= sum;
+		e->x_scale /= sum;
+		e->dangling = dangling / sum;
+	} else {
+		refresh_importance(e, 1 / sum);
+	}
+}
+
 void
 rank_compute(const struct graph *g, const struct rank_params *p, struct rank_vectors *v,
     struct rank_result *res)
@@ -962,6 +1095,9 @@ rank_compute(const struct graph *g, const struct rank_params *p, struct rank_vec
 	for (unsigned it = 1; it <= p->max_iterations; it++) {
 		double t0 = monotonic_seconds();
 		struct change ci = { 0 }, cu = { 0 };
+		/* The sweep before one that may extrapolate keeps pr as it finds
+		 * it. */
+		e.remembering = extrapolation_wanted(&e, it);
 		e.unscaled = 0;
 		for (uint32_t k = 0; k < e.nslices; k++) {
 			const struct slice *s = &e.slices[k];
@@ -996,6 +1132,18 @@ rank_compute(const struct graph *g, const struct rank_params *p, struct rank_vec
 		res->iterations = it;
 		res->change[0] = change_value(&ci, p->norm);
 		res->change[1] = change_value(&cu, p->norm);
+		e.l1_history[it % 4] = ci.l1;
+		if (e.extrapolated_at && it == e.extrapolated_at + 2 &&
+		    !(ci.l1 < e.l1_history[(it - 2) % 4]))
+			e.extrapolation_failed = true;
+		bool converged = (!e.imp || res->change[0] < p->epsilon) &&
+		    (!e.use || res->change[1] < p->epsilon);
+		double mu = 0;
+		if (!converged && it < p->max_iterations && extrapolation_due(&e, it) &&
+		    (mu = extrapolation_rate(&e, it)) > 0) {
+			extrapolate(&e, mu);
+			e.extrapolated_at = it;
+		}
 		if (wa_verbose) {
 			char line[256];
 			int n = snprintf(line, sizeof line, "iteration %u:", it);
@@ -1005,7 +1153,10 @@ rank_compute(const struct graph *g, const struct rank_params *p, struct rank_vec
 			if (e.use)
 				n += snprintf(line + n, sizeof line - n, " usefulness L1 %.3e L2 %.3e;",
 				    cu.l1, sqrt(cu.l2));
-			snprintf(line + n, sizeof line - n, " %.3f s", monotonic_seconds() - t0);
+			n += snprintf(line + n, sizeof line - n, " %.3f s", monotonic_seconds() - t0);
+			if (mu > 0)
+				snprintf(line + n, sizeof line - n, "; extrapolated at %.3f per two",
+				    mu);
 			wa_warn("%s", line);
 		}
 		if (e.imp && e.use)
@@ -1015,8 +1166,7 @@ rank_compute(const struct graph *g, const struct rank_params *p, struct rank_vec
 			progress_note(&pg, "L1 %.2e L2 %.2e", e.imp ? ci.l1 : cu.l1,
 			    sqrt(e.imp ? ci.l2 : cu.l2));
 		progress_set(&pg, it);
-		if ((!e.imp || res->change[0] < p->epsilon) &&
-		    (!e.use || res->change[1] < p->epsilon)) {
+		if (converged) {
 			res->converged = true;
 			break;
 		}

@@ -48,6 +48,7 @@ struct rank_params {
 	enum rank_norm norm;
 	unsigned max_iterations;
 	bool jacobi;			/* plain power iteration */
+	bool plain;			/* Gauss-Seidel importance not extrapolated */
 	bool renormalize;		/* importance by eq. 2.6-2.7; needs jacobi */
 	bool transpose;			/* usefulness by the literal M^t */
 	unsigned threads;
