@@ -165,8 +165,8 @@ release_all(const struct engine *e, uint64_t lo, uint64_t hi)
 {
 	if (!e->p->on_disk)
 		return;
-	const double *d[] = { e->pr, e->x, e->next, e->before, e->u, e->r, e->v->e, e->v->e_use,
-		e->pb.sent, e->pb.received };
+	const double *d[] = { e->pr, e->x, e->next, e->before, e->u, e->r, e->v->e,
+		e->v->e_use, e->pb.sent, e->pb.received };
 	for (size_t i = 0; i < sizeof d / sizeof d[0]; i++)
 		if (d[i])
 			rank_release(e->p, d[i], lo, hi, sizeof(double));
@@ -988,8 +988,9 @@ propagation_begin(struct engine *e)
 static bool
 extrapolation_due(const struct engine *e, unsigned it)
 {
-	return e->before && !e->extrapolation_failed && it - e->extrapolated_at >= EXTRAPOLATION_GAP &&
-	    (it - e->extrapolated_at - EXTRAPOLATION_GAP) % 2 == 0;
+	unsigned since = it - e->extrapolated_at;
+	return e->before && !e->extrapolation_failed && since >= EXTRAPOLATION_GAP &&
+	    (since - EXTRAPOLATION_GAP) % 2 == 0;
 }
 
 /* The L1 changes of sweeps it and it - 2, as a rate per two sweeps. */
@@ -1026,7 +1027,7 @@ extrapolation_rate(const struct engine *e, unsigned it)
 }
 
 /* A thread's share of the pages moved towards the fix-point, with their
- * x; its sums of pr and of the dangling pages' pr in acc[0], acc[1]. */
+ * x; its sums of pr and of the dangling pages' pr into extrapolated. */
 static void *
 extrapolate_work(void *arg)
 {

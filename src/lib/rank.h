@@ -11,12 +11,14 @@
  * Gauss-Seidel pay on real link graphs.  Importance alone by Gauss-Seidel
  * on a graph of more than 2^16 pages takes parts of 2^16 pages for its
  * slices and moves the links between them by propagation blocking
- * (propagate.h), in memory or through temporary files.  Pages
+ * (propagate.h), in memory or through temporary files.  Unless plain,
+ * Gauss-Seidel importance is extrapolated towards the fix-point every six
+ * sweeps or so, from the vector two sweeps before (rank.c).  Pages
  * without out-links spread their rank along E, the solution networkx and
- * igraph compute; with
- * renormalize each iterate is instead rescaled by r of eq. 2.6-2.7, a
- * different fix-point, by power iterations: Gauss-Seidel would compound
- * the rescaling along every chain of links within a sweep, and diverges.
+ * igraph compute; with renormalize each iterate is instead rescaled by r
+ * of eq. 2.6-2.7, a different fix-point, by power iterations: Gauss-Seidel
+ * would compound the rescaling along every chain of links within a sweep,
+ * and diverges.
  *
  * Usefulness (sec. 2.2): PageRank of the inverted graph, each backward
  * step divided by the original in-degree, personalised by E' (XML pages).
