@@ -515,10 +515,12 @@ scan_slice(struct engine *e, const struct slice *s, struct change *ch)
 	 * (four better than equal lanes do) and leaves the lanes the same
 	 * whatever -j.  At 2^24 pages and -j 2 that took a sweep from 0.40 s
 	 * to 0.36 on a site graph, from 0.33 to 0.29 on a uniform one. */
-	uint64_t m = e->lanes / 2, weights = e->lanes % 2 && m ? 2 * m * (m + 1) : e->lanes;
+	uint64_t m = e->lanes / 2;
+	bool uneven = e->lanes % 2 && m;
+	uint64_t weights = uneven ? 2 * m * (m + 1) : e->lanes;
 	for (unsigned l = 0; l < e->lanes; l++) {
 		struct lane *ln = &e->lane[l];
-		uint64_t before = e->lanes % 2 && m ? m * ((l + 1) / 2) + (m + 1) * (l / 2) : l;
+		uint64_t before = uneven ? m * ((l + 1) / 2) + (m + 1) * (l / 2) : l;
 		uint64_t want = (iwords + (e->imp ? pages : 0)) * before / weights;
 		ln->b0 = l ? split_blocks(s, ext, s->blocks, want, e->imp) : ext;
 		ln->lo = l == 0 ? s->lo : ln->b0 < s->blocks ? s->block_first[ln->b0] : s->hi;
