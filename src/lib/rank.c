@@ -111,9 +111,9 @@ struct engine {
 	double x_scale;
 	double *x_before;		/* the slice's x before its internal links */
 	double dangling;		/* sum of pr over pages without out-links */
-	/* Extrapolation (extrapolate()): pr as the sweep before the last
-	 * began, when one may follow; the sweep of the last; the L1 changes of
-	 * the last sweeps, sweep k at k % 4. */
+	/* Extrapolation (extrapolate()): before, pr as the sweep before the
+	 * last began; the sweep that last extrapolated; the L1 changes of the
+	 * last four sweeps, sweep k at k % 4. */
 	double *before;
 	bool remembering;		/* this sweep fills before */
 	double extrapolation_factor;
@@ -1028,8 +1028,10 @@ extrapolation_rate(const struct engine *e, unsigned it)
 	return sqrt(mu * mu_before);
 }
 
-/* A thread's share of the pages moved towards the fix-point, with their
- * x; its sums of pr and of the dangling pages' pr into extrapolated. */
+/* A thread's share of the pages moved towards the fix-point; its sums of
+ * pr and of the dangling pages' pr into extrapolated.  Their x too by
+ * propagation blocking, whose scaling waits in x_scale; by the slices,
+ * extrapolate() scales pr and sets x after. */
 static void *
 extrapolate_work(void *arg)
 {
@@ -1049,7 +1051,8 @@ extrapolate_work(void *arg)
 			if (!e->outdeg[j])
 				dangling += v;
 			e->pr[j] = v / scale;
-			e->x[j] = e->outdeg[j] ? e->pr[j] / e->outdeg[j] : 0;
+			if (e->propagating)
+				e->x[j] = e->outdeg[j] ? e->pr[j] / e->outdeg[j] : 0;
 		}
 		release_all(e, lo, hi);
 	}
