@@ -143,10 +143,28 @@ ok "parts: -j 2 again" wa-pagerank -q -j 2 $iterations -o "$tmp/parts.gs2" "$tmp
 same_file "$tmp/parts.gs2" "$tmp/parts.gs" "parts: the same bytes"
 ok "parts: in temporary files" wa-pagerank -v -j 2 -m $files $iterations -o "$tmp/parts.f" \
 	"$tmp/parts.g"
-like "$(grep parts "$tmp/stderr")" "by propagation blocking, in temporary files\$" \
-	"parts: the streams in files"
+like "$(grep parts "$tmp/stderr")" \
+	"by propagation blocking, in temporary files, the changes written in 1 group of parts\$" \
+	"parts: the streams in files, the changes of all three parts held and written at once"
 same_file "$tmp/parts.f" "$tmp/parts.gs" "parts: the same bytes as in memory"
 if ! under_valgrind; then	# which needs TMPDIR itself
+	# A part whose changes do not fit the room for them (-m/16) beside
+	# those of the parts before it begins a group; one whose changes alone
+	# do not fit writes them block by block.  Without sites, six links in
+	# ten go between parts: -m 8M makes groups of two parts and one, -m 6M
+	# three of one.  The same bytes as in memory, either way.
+	gen_graph -n 150000 -d 4 -m uniform -s 12
+	ok "groups: a graph without sites" wa-linkmat -q -p "$tmp/gen.pages.tsv" \
+		-o "$tmp/groups.g" "$tmp/gen.links.tsv"
+	ok "groups: in memory" wa-pagerank -q -j 2 -i 12 -o "$tmp/groups.mem" "$tmp/groups.g"
+	for m in 8M:2 6M:3; do
+		ok "groups: -m ${m%:*}" wa-pagerank -v -j 2 -m ${m%:*} -i 12 \
+			-o "$tmp/groups.${m%:*}" "$tmp/groups.g"
+		like "$(grep parts "$tmp/stderr")" "in temporary files, the changes written in ${m#*:} groups of parts\$" \
+			"groups: -m ${m%:*} makes ${m#*:} groups"
+		same_file "$tmp/groups.${m%:*}" "$tmp/groups.mem" "groups: -m ${m%:*}, the same bytes as in memory"
+	done
+
 	TMPDIR=$tmp/none exits 1 "parts: no directory for the files" \
 		wa-pagerank -q -m 6M -o "$tmp/parts.none" "$tmp/parts.g"
 	like "$(cat "$tmp/stderr")" \

@@ -35,9 +35,13 @@
  *
  * When the budget cannot hold the links, the three streams and the links
  * within parts go to unnamed temporary files, read and written a window at
- * a time: every pass over them is in order but the scatter's, which writes
- * a run a block.  The build reads the matrix twice, holding only the parts
- * the current slice reaches.  In memory or not, the streams hold the same
+ * a time: every pass over them is in order but the scatter's.  A part
+ * scatters a run to each other part, and a run to a file is a write, so
+ * the changes of consecutive parts are held in memory, as much as a
+ * sixteenth of the budget holds, and written a column at a time when the
+ * last of the group has scattered; the parts of the group gather the
+ * changes of those before them from memory.  The build reads the matrix
+ * twice, holding only the parts the current slice reaches.  In memory or not, the streams hold the same
  * values in the same order, and the ranks are the same bits. */
 #ifndef WA_PROPAGATE_H
 #define WA_PROPAGATE_H
@@ -76,6 +80,14 @@ struct propagation {
 	double *received;	/* per page: of those of its in-links between parts */
 	uint16_t *part_change;	/* of the part scattering */
 	double stale_scale;	/* applies to what the sweep before sent */
+	/* On disk, the changes of a group of consecutive parts are held and
+	 * written at its end, a write per column instead of one per block:
+	 * group_end[i] ends the group of part i, pending holds the changes of
+	 * parts [pending_lo, pending_hi), column j from pending_col[j]. */
+	uint64_t *group_end, groups;
+	uint16_t *pending;
+	uint64_t *pending_col;
+	uint64_t pending_lo, pending_hi;
 };
 
 /* A thread's windows on the streams, when they are on disk. */
@@ -151,6 +163,9 @@ propagation_change(double x, double *sent, double stale_scale)
 /* The changes of x of part i (x_part[0] its first page) since it last sent,
  * ready to scatter. */
 void propagation_send(struct propagation *pb, uint64_t i, const double *x_part);
+
+/* Before part i scatters, in one thread. */
+void propagation_scatter_begin(struct propagation *pb, uint64_t i);
 
 /* The changes of part i to the links to parts [j0, j1). */
 void propagation_scatter(struct propagation *pb, uint64_t i, uint64_t j0, uint64_t j1,

@@ -387,6 +387,12 @@ external_work(void *arg)
 	return NULL;
 }
 
+static void
+run_workers(struct engine *e, void *(*fn)(void *))
+{
+	wa_team_run(&e->team, fn);
+}
+
 /* The slice, a part about to be computed: the sums from the parts [b0, b1)
  * and, on disk, this thread's share of the part's pages mapped. */
 static void *
@@ -408,14 +414,6 @@ gather_work(void *arg)
 	return NULL;
 }
 
-/* The slice, a part, finished: its changes to the other parts [b0, b1). */
-static void *
-scatter_work(void *arg)
-{
-	struct worker *w = arg;
-	propagation_scatter(&w->e->pb, w->s->k, w->b0, w->b1, &w->window);
-	return NULL;
-}
 
 /* Every thread its share of the other parts, for the gather into part k
  * or the scatter from it. */
@@ -429,6 +427,23 @@ split_parts(struct engine *e, const struct slice *s, bool gather)
 			e->w[t - 1].b1 = e->w[t].b0;
 	}
 	e->w[e->nt - 1].b1 = e->pb.parts;
+}
+
+/* The slice, a part, finished: its changes to the other parts [b0, b1). */
+static void *
+scatter_work(void *arg)
+{
+	struct worker *w = arg;
+	propagation_scatter(&w->e->pb, w->s->k, w->b0, w->b1, &w->window);
+	return NULL;
+}
+
+static void
+scatter_part(struct engine *e, const struct slice *s)
+{
+	propagation_scatter_begin(&e->pb, s->k);
+	split_parts(e, s, false);
+	run_workers(e, scatter_work);
 }
 
 static void *
@@ -454,12 +469,6 @@ internal_work(void *arg)
 		}
 	}
 	return NULL;
-}
-
-static void
-run_workers(struct engine *e, void *(*fn)(void *))
-{
-	wa_team_run(&e->team, fn);
 }
 
 /* The first block of [b0, b1) whose cost reaches want, cost(b) rising. */
@@ -548,10 +557,8 @@ scan_slice(struct engine *e, const struct slice *s, struct change *ch)
 	if (e->imp && !e->p->jacobi && e->lanes > 1)
 		memcpy(e->x_before, e->x + s->lo, pages * sizeof *e->x_before);
 	run_workers(e, internal_work);
-	if (e->propagating) {
-		split_parts(e, s, false);
-		run_workers(e, scatter_work);
-	}
+	if (e->propagating)
+		scatter_part(e, s);
 
 	for (unsigned l = 0; l < e->lanes; l++) {
 		const struct finish *f = &e->lane[l].fin;
@@ -873,12 +880,16 @@ engine_open(struct engine *e, const struct graph *g, const struct rank_params *p
 		for (uint32_t k = 0; k < e->nslices; k++)
 			if (parts[k].hi - parts[k].lo > e->max_slice_nodes)
 				e->max_slice_nodes = parts[k].hi - parts[k].lo;
+		char files[96] = "";
+		if (e->pb.on_disk)
+			snprintf(files, sizeof files, ", in temporary files, the changes written in "
+			    "%llu group%s of parts", (unsigned long long)e->pb.groups,
+			    e->pb.groups == 1 ? "" : "s");
 		if (wa_verbose)
 			wa_warn("Gauss-Seidel on %u parts of up to %llu pages, %llu links between "
 			    "them by propagation blocking%s", e->nslices,
 			    (unsigned long long)e->max_slice_nodes,
-			    (unsigned long long)e->pb.gather_off[np * np],
-			    e->pb.on_disk ? ", in temporary files" : "");
+			    (unsigned long long)e->pb.gather_off[np * np], files);
 	}
 	if (wa_verbose && p->on_disk)
 		wa_warn("the vectors do not fit -m: kept in temporary files, paged");
@@ -951,8 +962,7 @@ propagation_begin(struct engine *e)
 	for (uint32_t k = 0; k < e->nslices; k++) {
 		const struct slice *s = &e->slices[k];
 		propagation_send(&e->pb, k, e->x + s->lo);
-		split_parts(e, s, false);
-		run_workers(e, scatter_work);
+		scatter_part(e, s);
 		release_all(e, s->lo, s->hi);
 	}
 	for (uint32_t k = 0; k < e->nslices; k++) {
