@@ -495,8 +495,8 @@ gather_links(const struct propagation *pb, uint64_t k, uint64_t end, double *acc
 	}
 }
 
-/* The links into part j from parts [i0, i1): those of the parts whose
- * changes are held from the held changes, the others from the stream. */
+/* The links into part j from parts [i0, i1): the changes of the parts
+ * held in memory read there, those of the others from the stream. */
 static void
 gather_parts(const struct propagation *pb, uint64_t j, uint64_t i0, uint64_t i1,
     double *acc, struct propagation_window *w)

@@ -416,7 +416,6 @@ gather_work(void *arg)
 	return NULL;
 }
 
-
 /* Every thread its share of the other parts, for the gather into part k
  * or the scatter from it. */
 static void
