@@ -481,17 +481,21 @@ propagation_window_close(struct propagation_window *w)
 	memset(w, 0, sizeof *w);
 }
 
-/* The links [k, end) of the gather order into acc. */
+/* The links [k, end) of the gather order into acc, their changes from
+ * the stream, or from held (the change of link k first) if not NULL. */
 static void
-gather_links(const struct propagation *pb, uint64_t k, uint64_t end, double *acc,
-    struct propagation_window *w)
+gather_links(const struct propagation *pb, uint64_t k, uint64_t end, const uint16_t *held,
+    double *acc, struct propagation_window *w)
 {
 	for (uint64_t step; k < end; k += step) {
 		step = pb->on_disk && end - k > WINDOW_LINKS ? WINDOW_LINKS : end - k;
 		const uint16_t *dst = stream_get(&pb->dst, k * 2, step * 2, w->index);
-		const uint16_t *change = stream_get(&pb->change, k * 2, step * 2, w->change);
+		const uint16_t *change = held ? held : stream_get(&pb->change, k * 2, step * 2,
+		    w->change);
 		for (uint64_t l = 0; l < step; l++)
 			acc[dst[l]] += propagation_unpack(change[l]);
+		if (held)
+			held += step;
 	}
 }
 
@@ -505,18 +509,13 @@ gather_parts(const struct propagation *pb, uint64_t j, uint64_t i0, uint64_t i1,
 	uint64_t lo = pb->pending_lo > i0 ? pb->pending_lo : i0;
 	uint64_t hi = pb->pending_hi < i1 ? pb->pending_hi : i1;
 	if (lo >= hi) {
-		gather_links(pb, off[i0], off[i1], acc, w);
+		gather_links(pb, off[i0], off[i1], NULL, acc, w);
 		return;
 	}
-	gather_links(pb, off[i0], off[lo], acc, w);
-	const uint16_t *change = pb->pending + pb->pending_col[j] + (off[lo] - off[pb->pending_lo]);
-	for (uint64_t k = off[lo], step; k < off[hi]; k += step, change += step) {
-		step = off[hi] - k > WINDOW_LINKS ? WINDOW_LINKS : off[hi] - k;
-		const uint16_t *dst = stream_get(&pb->dst, k * 2, step * 2, w->index);
-		for (uint64_t l = 0; l < step; l++)
-			acc[dst[l]] += propagation_unpack(change[l]);
-	}
-	gather_links(pb, off[hi], off[i1], acc, w);
+	gather_links(pb, off[i0], off[lo], NULL, acc, w);
+	gather_links(pb, off[lo], off[hi],
+	    pb->pending + pb->pending_col[j] + (off[lo] - off[pb->pending_lo]), acc, w);
+	gather_links(pb, off[hi], off[i1], NULL, acc, w);
 }
 
 void
@@ -598,31 +597,13 @@ propagation_scatter_begin(struct propagation *pb, uint64_t i)
 	pb->pending_hi = i + 1;
 }
 
-/* Part i, of a group: its changes held, and the group's written at its
- * end, a column at a time. */
+/* The changes held for the group whose last part has just scattered,
+ * written a column of [j0, j1) at a time. */
 static void
-scatter_held(struct propagation *pb, uint64_t i, uint64_t j0, uint64_t j1,
-    struct propagation_window *w)
+write_group(struct propagation *pb, uint64_t j0, uint64_t j1)
 {
-	const uint64_t np = pb->parts, *row = pb->scatter_off + i * np;
-	const uint16_t *change = pb->part_change;
-	uint64_t j = j0;
-	for (uint64_t k = row[j0], step; k < row[j1]; k += step) {
-		step = row[j1] - k > WINDOW_LINKS ? WINDOW_LINKS : row[j1] - k;
-		const uint16_t *src = stream_get(&pb->src, k * 2, step * 2, w->index);
-		for (uint64_t at = k, end; at < k + step; at = end) {
-			while (row[j + 1] <= at)
-				j++;
-			end = row[j + 1] < k + step ? row[j + 1] : k + step;
-			uint16_t *out = pb->pending + pb->pending_col[j] + pb->gather_off[j * np + i] -
-			    pb->gather_off[j * np + pb->pending_lo] + (at - row[j]);
-			for (uint64_t l = at; l < end; l++)
-				*out++ = change[src[l - k]];
-		}
-	}
-	if (pb->group_end[i] != i + 1)
-		return;
-	for (j = j0; j < j1; j++)
+	const uint64_t np = pb->parts;
+	for (uint64_t j = j0; j < j1; j++)
 		if (pb->pending_col[j + 1] > pb->pending_col[j])
 			stream_put(&pb->change, pb->gather_off[j * np + pb->pending_lo] * 2,
 			    pb->pending + pb->pending_col[j],
@@ -644,26 +625,30 @@ propagation_scatter(struct propagation *pb, uint64_t i, uint64_t j0, uint64_t j1
 		}
 		return;
 	}
-	if (pb->pending_hi == i + 1) {
-		scatter_held(pb, i, j0, j1, w);
-		return;
-	}
-	/* The row read a window at a time, each block's part of it written
-	 * where part j gathers. */
+	/* The row read a window at a time, each block's part of it held with
+	 * the group's (propagation_scatter_begin), or written where part j
+	 * gathers. */
+	const bool held = pb->pending_hi == i + 1;
 	uint64_t j = j0;
 	for (uint64_t k = row[j0], step; k < row[j1]; k += step) {
 		step = row[j1] - k > WINDOW_LINKS ? WINDOW_LINKS : row[j1] - k;
 		const uint16_t *src = stream_get(&pb->src, k * 2, step * 2, w->index);
-		for (uint64_t l = 0; l < step; l++)
-			w->change[l] = change[src[l]];
 		for (uint64_t at = k, end; at < k + step; at = end) {
 			while (row[j + 1] <= at)
 				j++;
 			end = row[j + 1] < k + step ? row[j + 1] : k + step;
-			stream_put(&pb->change, (pb->gather_off[j * np + i] + at - row[j]) * 2,
-			    w->change + (at - k), (end - at) * 2);
+			uint16_t *out = held ? pb->pending + pb->pending_col[j] +
+			    pb->gather_off[j * np + i] - pb->gather_off[j * np + pb->pending_lo] +
+			    (at - row[j]) : w->change + (at - k);
+			for (uint64_t l = at; l < end; l++)
+				out[l - at] = change[src[l - k]];
+			if (!held)
+				stream_put(&pb->change, (pb->gather_off[j * np + i] + at - row[j]) * 2,
+				    out, (end - at) * 2);
 		}
 	}
+	if (held && pb->group_end[i] == i + 1)
+		write_group(pb, j0, j1);
 }
 
 void
