@@ -14,6 +14,9 @@
 #   web_start              serves testdata/web: WEB_SITES, WEB_RESOLVE (below)
 #   fault_start            starts t/fault-server.py: FAULT_RESOLVE... (below)
 #   under_valgrind         true under make check VALGRIND=1
+#   unwrapped TOOL         the path of TOOL itself, without its valgrind
+#                          wrapper: for the steps of a search, whose result
+#                          the test then runs as it runs everything else
 #   under_asan             true under make check SANITIZE=1 (the tools carry
 #                          ASan, whose shadow memory makes RSS and address
 #                          space figures meaningless)
@@ -162,6 +165,13 @@ t_addr() { echo "$t_net.$1"; }
 # Whether the tools run under valgrind (make check VALGRIND=1 puts
 # wrapper scripts in WA_BIN), where their time and memory are valgrind's.
 under_valgrind() { grep -qs "^exec valgrind" "$WA_BIN/wa-url"; }
+unwrapped() {
+	if under_valgrind; then
+		sed -n 's/.* "\([^"]*\)" "\$@"$/\1/p' "$WA_BIN/$1"
+	else
+		echo "$WA_BIN/$1"
+	fi
+}
 
 under_asan() { grep -q __asan_init "$WA_BIN/wa-url" 2>/dev/null; }
 

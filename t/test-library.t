@@ -23,4 +23,9 @@ is "$(verdict same_file want want m)" "ok 1" "same_file: equal bytes pass"
 is "$(verdict exits 3 m sh -c 'exit 3')" "ok 1" "exits: the expected status passes"
 is "$(verdict exits 0 m sh -c 'exit 3')" "not ok" "exits: another status fails"
 
+# unwrapped: the program itself, under valgrind as without it.
+real=$(unwrapped wa-url)
+like "$(head -c 4 "$real" | od -An -c | tr -d ' ')" '^177ELF$' "unwrapped: a program, not a wrapper"
+is "$("$real" -h 2>&1 | head -1)" "$(wa-url -h 2>&1 | head -1)" "unwrapped: the same tool"
+
 done_testing
