@@ -281,6 +281,15 @@ finish_page(struct finish *f, uint64_t j, double sum)
 	}
 }
 
+/* x of a source within the slice: this sweep's if among the own_pages
+ * pages from own, the thread's, else as the slice began. */
+static inline __attribute__((always_inline)) double
+source_x(const double *x, const double *x_other, uint64_t own, uint64_t own_pages,
+    uint32_t src)
+{
+	return (src - own < own_pages ? x : x_other)[src];
+}
+
 /* Internal links of blocks [b0, b1), destinations in order, each summed
  * from the sources and finished before the next: Gauss-Seidel within the
  * slice as well as between slices.  A source among this thread's pages
@@ -316,7 +325,7 @@ scan_internal(struct engine *e, struct worker *w, uint64_t b0, uint64_t b1,
 					finish_page(f, at, sum);
 					for (next = at + 1; next < dst; next++)
 						finish_page(f, next, 0);
-					sum = (src - own < own_pages ? x : x_other)[src];
+					sum = source_x(x, x_other, own, own_pages, src);
 				}
 				if (use)
 					w->use_sums[src] += y[dst - s->lo];
@@ -329,7 +338,7 @@ scan_internal(struct engine *e, struct worker *w, uint64_t b0, uint64_t b1,
 			const double y_dst = use ? y[dst - s->lo] : 0;
 			for (; p < end && *p <= same_dst; p++) {
 				if (imp)
-					sum += (*p - own < own_pages ? x : x_other)[*p];
+					sum += source_x(x, x_other, own, own_pages, *p);
 				if (use)
 					w->use_sums[*p] += y_dst;
 			}
