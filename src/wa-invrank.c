@@ -59,18 +59,18 @@ main(int argc, char **argv)
 	struct graph g;
 	graph_open(&g, argv[optind]);
 	rank_plan(&g, &p, false, true, false);
-	double *weight = NULL;
+	struct vec weight = { .fd = -1 }, e_use, use;
 	if (importance) {
 		uint64_t unknown;
-		weight = rank_vector_new(&p, g.nodes);
-		rank_read_scores(&g, &p, importance, weight, &unknown);
+		rank_vector_new(&p, g.nodes, &weight);
+		rank_read_scores(&g, &p, importance, &weight, &unknown);
 		if (unknown)
 			wa_note("%s: %llu URLs are not in the graph", importance,
 			    (unsigned long long)unknown);
 	}
-	double *e_use = rank_xml_personalisation(&g, &p, weight);
-	double *use = rank_vector_new(&p, g.nodes);
-	struct rank_vectors v = { .usefulness = use, .e_use = e_use };
+	rank_xml_personalisation(&g, &p, importance ? &weight : NULL, &e_use);
+	rank_vector_new(&p, g.nodes, &use);
+	struct rank_vectors v = { .usefulness = &use, .e_use = &e_use };
 	struct rank_result res;
 	double t0 = monotonic_seconds();
 	rank_compute(&g, &p, &v, &res);
@@ -80,13 +80,13 @@ main(int argc, char **argv)
 	else
 		wa_note("%u iterations, last change %.3g (%s), %.2f s", res.iterations,
 		    res.change[1], p.norm == RANK_L1 ? "L1" : "L2", monotonic_seconds() - t0);
-	rank_normalize(&p, use, g.nodes);
+	rank_normalize(&p, &use);
 	if (vector)
-		rank_write_vector(&p, vector, use, g.nodes);
-	rank_write_scores(&g, &p, use, out);
-	rank_vector_free(&p, use, g.nodes);
-	rank_vector_free(&p, e_use, g.nodes);
-	rank_vector_free(&p, weight, g.nodes);
+		rank_write_vector(&p, vector, &use);
+	rank_write_scores(&g, &p, &use, out);
+	vec_free(&use);
+	vec_free(&e_use);
+	vec_free(&weight);
 	graph_close(&g);
 	return 0;
 }

@@ -1935,16 +1935,17 @@ static void
 dump_links(const char *dir)
 {
 	struct graph g;
-	struct bin_map urls, urloff, outdeg, indeg;
+	struct bin_map urls, urloff;
+	struct vec outdeg, indeg;
 	graph_open(&g, dir);
 	graph_map(&g, GF_URLS, &urls);
 	const uint64_t *off = graph_map(&g, GF_URLOFF, &urloff);
-	const uint32_t *od = graph_map(&g, GF_OUTDEG, &outdeg);
-	const uint32_t *id = graph_map(&g, GF_INDEG, &indeg);
+	graph_vec(&g, GF_OUTDEG, false, &outdeg);
+	graph_vec(&g, GF_INDEG, false, &indeg);
 	struct slice *sl = wa_calloc(g.slices, sizeof *sl);
 	for (uint32_t k = 0; k < g.slices; k++)
 		slice_open(&g, k, &sl[k]);
-	graph_check_matrix(&g, sl, od, id, NULL, 8u << 20);
+	graph_check_matrix(&g, sl, &outdeg, &indeg, NULL, 8u << 20);
 
 	struct sorter so;
 	fflush(stdout);
@@ -1972,8 +1973,8 @@ dump_links(const char *dir)
 	free(sl);
 	bin_map_close(&urls);
 	bin_map_close(&urloff);
-	bin_map_close(&outdeg);
-	bin_map_close(&indeg);
+	vec_free(&outdeg);
+	vec_free(&indeg);
 	graph_close(&g);
 }
 

@@ -34,9 +34,42 @@ static const char usage[] =
 
 enum { OPT_INIT = WA_OPT_FIRST_TOOL, OPT_RENORMALIZE, OPT_SLICE, OPT_NO_EXTRAPOLATION };
 
+/* The start vector from a VEC8 file, checked whole as it is read. */
+static void
+read_vector_file(const struct graph *g, const struct rank_params *p, const char *path,
+    struct vec *pr)
+{
+	struct bin_reader r;
+	const char *msg = bin_reader_open(&r, path, "VEC8", 1, 8);
+	if (msg)
+		wa_die("%s", msg);
+	if (r.h.count != g->nodes)
+		wa_die("%s: a vector of %llu values, the graph has %llu pages", path,
+		    (unsigned long long)r.h.count, (unsigned long long)g->nodes);
+	for (uint64_t lo = 0, hi; lo < g->nodes; lo = hi) {
+		hi = rank_chunk_end(p, g->nodes, lo);
+		double *to = vec_view(pr, lo, hi, true);
+		size_t got;
+		for (size_t done = 0; done < (hi - lo) * sizeof *to; done += got) {
+			if ((msg = bin_read(&r, (char *)to + done, (hi - lo) * sizeof *to - done,
+			    &got)))
+				wa_die("%s", msg);
+			if (got == 0)
+				wa_die("%s: cut short", path);
+		}
+		vec_unview(pr, to, lo, hi);
+	}
+	/* The read that reaches the end checks the payload CRC. */
+	size_t got;
+	char end;
+	if ((msg = bin_read(&r, &end, 1, &got)))
+		wa_die("%s", msg);
+	bin_reader_close(&r);
+}
+
 static void
 read_start_vector(const struct graph *g, const struct rank_params *p, const char *path,
-    double *pr, const double *e)
+    struct vec *pr, const struct vec *e)
 {
 	FILE *f = fopen(path, "rb");
 	unsigned char magic[4] = { 0 };
@@ -46,20 +79,7 @@ read_start_vector(const struct graph *g, const struct rank_params *p, const char
 	fclose(f);
 	uint64_t n = g->nodes;
 	if (got == 4 && memcmp(magic, "\x89WAB", 4) == 0) {
-		struct bin_map m;
-		const char *msg = bin_map_open(&m, path, "VEC8", 1, 8);
-		if (msg)
-			wa_die("%s", msg);
-		if (m.h.count != n)
-			wa_die("%s: a vector of %llu values, the graph has %llu pages", path,
-			    (unsigned long long)m.h.count, (unsigned long long)n);
-		for (uint64_t lo = 0; lo < n; lo += RANK_CHUNK) {
-			uint64_t hi = n - lo < RANK_CHUNK ? n : lo + RANK_CHUNK;
-			memcpy(pr + lo, (const double *)m.data + lo, (hi - lo) * sizeof *pr);
-			bin_release((const double *)m.data + lo, (hi - lo) * sizeof *pr);
-			rank_release(p, pr, lo, hi, sizeof *pr);
-		}
-		bin_map_close(&m);
+		read_vector_file(g, p, path, pr);
 	} else {
 		uint64_t unknown;
 		uint64_t matched = rank_read_scores(g, p, path, pr, &unknown);
@@ -71,36 +91,59 @@ read_start_vector(const struct graph *g, const struct rank_params *p, const char
 	}
 	/* Pages new since then get what mass is missing, spread along E. */
 	double sum = 0;
-	for (uint64_t i = 0; i < n; i++) {
-		if (!(pr[i] >= 0))
-			wa_die("%s: value %llu is negative or not a number", path,
-			    (unsigned long long)i);
-		sum += pr[i];
-		if (i % RANK_CHUNK == RANK_CHUNK - 1)
-			rank_release(p, pr, i + 1 - RANK_CHUNK, i + 1, sizeof *pr);
+	for (uint64_t lo = 0, hi; lo < n; lo = hi) {
+		hi = rank_chunk_end(p, n, lo);
+		const double *v = vec_view(pr, lo, hi, true);
+		for (uint64_t i = 0; i < hi - lo; i++) {
+			if (!(v[i] >= 0))
+				wa_die("%s: value %llu is negative or not a number", path,
+				    (unsigned long long)(lo + i));
+			sum += v[i];
+		}
+		vec_unview(pr, v, lo, hi);
 	}
 	if (sum < 1)
-		for (uint64_t i = 0; i < n; i++) {
-			pr[i] += (1 - sum) * (e ? e[i] : 1.0 / n);
-			if (i % RANK_CHUNK == RANK_CHUNK - 1) {
-				rank_release(p, pr, i + 1 - RANK_CHUNK, i + 1, sizeof *pr);
-				rank_release(p, e, i + 1 - RANK_CHUNK, i + 1, sizeof *e);
-			}
+		for (uint64_t lo = 0, hi; lo < n; lo = hi) {
+			hi = rank_chunk_end(p, n, lo);
+			double *v = vec_view(pr, lo, hi, true);
+			const double *ev = e ? vec_view(e, lo, hi, true) : NULL;
+			for (uint64_t i = 0; i < hi - lo; i++)
+				v[i] += (1 - sum) * (ev ? ev[i] : 1.0 / n);
+			vec_unview(pr, v, lo, hi);
+			if (ev)
+				vec_unview(e, ev, lo, hi);
 		}
-	rank_normalize(p, pr, n);
+	rank_normalize(p, pr);
 }
 
-static double *
-read_personalisation(const struct graph *g, const struct rank_params *p, const char *path)
+static void
+read_personalisation(const struct graph *g, const struct rank_params *p, const char *path,
+    struct vec *e)
 {
-	double *e = rank_vector_new(p, g->nodes);
+	rank_vector_new(p, g->nodes, e);
 	uint64_t unknown;
 	rank_read_scores(g, p, path, e, &unknown);
 	if (unknown)
 		wa_note("%s: %llu URLs are not in the graph", path, (unsigned long long)unknown);
-	if (!rank_normalize(p, e, g->nodes))
+	if (!rank_normalize(p, e))
 		wa_die("%s: no positive weight on a page of the graph", path);
-	return e;
+}
+
+/* The start vector: E, or uniform. */
+static void
+start_from_e(const struct graph *g, const struct rank_params *p, struct vec *pr,
+    const struct vec *e)
+{
+	for (uint64_t lo = 0, hi; lo < g->nodes; lo = hi) {
+		hi = rank_chunk_end(p, g->nodes, lo);
+		double *v = vec_view(pr, lo, hi, true);
+		const double *ev = e ? vec_view(e, lo, hi, true) : NULL;
+		for (uint64_t i = 0; i < hi - lo; i++)
+			v[i] = ev ? ev[i] : 1.0 / g->nodes;
+		vec_unview(pr, v, lo, hi);
+		if (ev)
+			vec_unview(e, ev, lo, hi);
+	}
 }
 
 static void
@@ -112,22 +155,14 @@ parse_slice(const char *arg, unsigned *k, unsigned *parts)
 }
 
 static void
-write_part(const struct graph *g, const struct rank_params *p, const double *pr,
-    const double *e, unsigned k, unsigned parts, const char *path)
+write_part(const struct graph *g, const struct rank_params *p, const struct vec *pr,
+    const struct vec *e, unsigned k, unsigned parts, const char *path)
 {
 	if (parts > g->slices)
 		wa_die("%s: %u parts asked of a graph of %u slices", g->dir, parts, g->slices);
 	uint32_t first = (uint32_t)((uint64_t)g->slices * k / parts);
 	uint32_t end = (uint32_t)((uint64_t)g->slices * (k + 1) / parts);
-	uint64_t lo = g->bound[first], hi = g->bound[end];
-	double *out = wa_malloc((hi - lo + 1) * sizeof *out);
-	rank_jacobi_part(g, p, pr, e, first, end, out);
-	/* aux: first id, end id, pages of the whole graph. */
-	const uint64_t aux[3] = { lo, hi, g->nodes };
-	struct bin_writer *w = bin_create(path, "VEC8", 1);
-	bin_write(w, out, (hi - lo) * sizeof *out);
-	bin_commit(w, hi - lo, aux);
-	free(out);
+	rank_jacobi_part(g, p, pr, e, first, end, path);
 }
 
 int
@@ -174,24 +209,26 @@ main(int argc, char **argv)
 	struct graph g;
 	graph_open(&g, argv[optind]);
 	rank_plan(&g, &p, true, usefulness != NULL, personalisation != NULL);
-	double *e = personalisation ? read_personalisation(&g, &p, personalisation) : NULL;
-	double *pr = rank_vector_new(&p, g.nodes);
+	struct vec e = { .fd = -1 }, pr;
+	if (personalisation)
+		read_personalisation(&g, &p, personalisation, &e);
+	const struct vec *ep = personalisation ? &e : NULL;
+	rank_vector_new(&p, g.nodes, &pr);
 	if (init)
-		read_start_vector(&g, &p, init, pr, e);
+		read_start_vector(&g, &p, init, &pr, ep);
 	else
-		for (uint64_t i = 0; i < g.nodes; i++) {
-			pr[i] = e ? e[i] : 1.0 / g.nodes;
-			if (i % RANK_CHUNK == RANK_CHUNK - 1)
-				rank_release(&p, pr, i + 1 - RANK_CHUNK, i + 1, sizeof *pr);
-		}
+		start_from_e(&g, &p, &pr, ep);
 
 	if (slice_parts) {
-		write_part(&g, &p, pr, e, slice_k, slice_parts, vector);
+		write_part(&g, &p, &pr, ep, slice_k, slice_parts, vector);
 	} else {
-		double *use = usefulness ? rank_vector_new(&p, g.nodes) : NULL;
-		double *e_use = usefulness ? rank_xml_personalisation(&g, &p, NULL) : NULL;
-		struct rank_vectors v = { .importance = pr, .e = e, .usefulness = use,
-		    .e_use = e_use };
+		struct vec use = { .fd = -1 }, e_use = { .fd = -1 };
+		if (usefulness) {
+			rank_vector_new(&p, g.nodes, &use);
+			rank_xml_personalisation(&g, &p, NULL, &e_use);
+		}
+		struct rank_vectors v = { .importance = &pr, .e = ep,
+		    .usefulness = usefulness ? &use : NULL, .e_use = usefulness ? &e_use : NULL };
 		struct rank_result res;
 		double t0 = monotonic_seconds();
 		rank_compute(&g, &p, &v, &res);
@@ -202,19 +239,19 @@ main(int argc, char **argv)
 			wa_note("%u iterations, last change %.3g (%s), %.2f s", res.iterations,
 			    fmax(res.change[0], res.change[1]), p.norm == RANK_L1 ? "L1" : "L2",
 			    monotonic_seconds() - t0);
-		rank_normalize(&p, pr, g.nodes);
+		rank_normalize(&p, &pr);
 		if (vector)
-			rank_write_vector(&p, vector, pr, g.nodes);
-		if (use) {
-			rank_normalize(&p, use, g.nodes);
-			rank_write_scores(&g, &p, use, usefulness);
+			rank_write_vector(&p, vector, &pr);
+		if (usefulness) {
+			rank_normalize(&p, &use);
+			rank_write_scores(&g, &p, &use, usefulness);
 		}
-		rank_write_scores(&g, &p, pr, out);
-		rank_vector_free(&p, use, g.nodes);
-		rank_vector_free(&p, e_use, g.nodes);
+		rank_write_scores(&g, &p, &pr, out);
+		vec_free(&use);
+		vec_free(&e_use);
 	}
-	rank_vector_free(&p, pr, g.nodes);
-	rank_vector_free(&p, e, g.nodes);
+	vec_free(&pr);
+	vec_free(&e);
 	graph_close(&g);
 	return 0;
 }

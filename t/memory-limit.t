@@ -82,6 +82,100 @@ ok "wa-invrank -m 2M: under $((2 + MARGIN)) MiB" \
 same_file "$l/inv.tsv" "$u/inv.tsv" "wa-invrank: the same usefulness"
 same_file "$l/inv.vec" "$u/inv.vec" "wa-invrank: the same vector"
 
+# A graph whose vectors and URL table are far larger than the margin:
+# 2^21 pages of one link each (uniform, a tenth typed xml), built in about
+# 6 s.  wa-pagerank and wa-invrank map only views of ranges of their
+# files (the vectors in temporary files, the degrees, the URL table, the
+# types, the -b and --init vectors), so that -m bounds their address
+# space as well: at -m 16M they run under 16 + 64 MiB, where the vectors
+# of -U alone (72 bytes a page) take 144 MiB and the URL table (urls,
+# urloff, urlid: 42 bytes a page) 84 MiB.  -i 3 bounds the time: the
+# mappings are those of a longer run (the scores are written all the
+# same).  The binaries that mapped files whole (before the views) needed,
+# at 2^21 pages and -m 16M -j 2, these least ulimit -v (MiB, found by
+# bisection), and reached these VmPeak (MiB, sampled from /proc/PID/status
+# unlimited: glibc's malloc arena of the second thread, reserved when there
+# is room, makes it vary by some 40 MiB between runs) and peak RSS (MiB,
+# /usr/bin/time %M):
+#   wa-pagerank -U use.tsv -b imp.vec       least 142  VmPeak 205-246  RSS 39
+#   wa-pagerank --jacobi                    least 109  VmPeak 168-197  RSS 23
+#   wa-pagerank -p e.tsv --init imp.vec     least 120  VmPeak 215      RSS 86
+#   wa-pagerank -p e.tsv --init imp.tsv     least 120  VmPeak 215-231  RSS 86
+#   wa-invrank -i imp.tsv -b inv.vec        least 134  VmPeak 197      RSS 72
+#   wa-invrank --transpose                  least 115  VmPeak 181      RSS 31
+# so every limited run below failed with them, exit 1: wa-pagerank -U
+# with "/tmp: cannot map a temporary file: Cannot allocate memory", the
+# others with "GRAPH/urls: cannot map: Cannot allocate memory" (the URL
+# table, mapped whole to write the scores).
+BUDGET=16
+big=$tmp/big
+mkdir "$big" "$big/u" "$big/l"
+# (the pages first: wa-linkmat reads -p before the links)
+"$gen" -n 2^21 -d 1 -f none -P "$big/pages.tsv" &&
+	"$gen" -n 2^21 -d 1 | wa-linkmat -q -j 2 -p "$big/pages.tsv" -o "$big/g"
+ok "the large graph is made" test -s "$big/g/urls"
+# The test bites only if the whole files do not fit the limit.
+big_urls=$(cat "$big/g/urls" "$big/g/urloff" "$big/g/urlid" | wc -c)
+ok "its URL table ($((big_urls >> 20)) MiB) alone is larger than $BUDGET + $MARGIN MiB" \
+	test "$big_urls" -gt $(((BUDGET + MARGIN) << 20))
+ok "its URL table and the vectors of -U are more than twice $BUDGET + $MARGIN MiB" \
+	test $((big_urls + 72 * (1 << 21))) -gt $((2 * (BUDGET + MARGIN) << 20))
+# The personalisation: 4096 pages of the graph, weight 1, sorted by URL.
+awk -F '\t' 'NR % 512 == 1 { print $1 "\t1" }' "$big/pages.tsv" | sort -t "$(printf '\t')" -k1,1 \
+	>"$big/e.tsv"
+is "$(wc -l <"$big/e.tsv" | tr -d ' ')" 4096 "the personalisation has 4096 pages"
+rm "$big/pages.tsv"
+
+# big_rank NAME OUT... -- TOOL ARGS...: TOOL -q -m BUDGET -j 2 ARGS GRAPH,
+# unlimited in $big/u, then under BUDGET + MARGIN in $big/l (ARGS name
+# their outputs as @/FILE), the outputs OUT... compared.
+big_rank() {
+	b_name=$1; shift
+	b_outs=
+	while [ "$1" != -- ]; do b_outs="$b_outs $1"; shift; done
+	shift
+	b_tool=$1; shift
+	b_u= b_l=
+	for b_a; do
+		case $b_a in
+		@/*) b_u="$b_u $big/u/${b_a#@/}" b_l="$b_l $big/l/${b_a#@/}" ;;
+		*) b_u="$b_u $b_a" b_l="$b_l $b_a" ;;
+		esac
+	done
+	# (the arguments have no blanks: $tmp comes from mktemp)
+	ok "$b_name -m ${BUDGET}M: unlimited" $b_tool -q -m ${BUDGET}M -j 2 $b_u "$big/g"
+	ok "$b_name -m ${BUDGET}M: under $((BUDGET + MARGIN)) MiB" \
+		limited $((BUDGET + MARGIN)) $b_tool -q -m ${BUDGET}M -j 2 $b_l "$big/g"
+	for b_o in $b_outs; do
+		same_file "$big/l/$b_o" "$big/u/$b_o" "  the same $b_o"
+	done
+}
+# Gauss-Seidel with usefulness (by the slices: propagation blocking is
+# for importance alone), the vector written with -b.
+big_rank "wa-pagerank -U" imp.tsv use.tsv imp.vec -- wa-pagerank -i 3 \
+	-U @/use.tsv -b @/imp.vec -o @/imp.tsv
+# Jacobi: the slice engine, which reads x at random in every slice.
+big_rank "wa-pagerank --jacobi" jac.tsv -- wa-pagerank -i 3 --jacobi -o @/jac.tsv
+rm -f "$big"/[ul]/jac.tsv
+# Gauss-Seidel importance by propagation blocking, in temporary files,
+# from a personalisation and a start vector, binary and TSV (both the
+# unlimited run's).
+big_rank "wa-pagerank -p --init VEC" pv.tsv -- wa-pagerank -i 3 -p "$big/e.tsv" \
+	--init "$big/u/imp.vec" -o @/pv.tsv
+rm -f "$big"/[ul]/pv.tsv
+big_rank "wa-pagerank -p --init TSV" pt.tsv -- wa-pagerank -i 3 -p "$big/e.tsv" \
+	--init "$big/u/imp.tsv" -o @/pt.tsv
+rm -f "$big"/[ul]/pt.tsv
+# One Jacobi step of half the slices, written a chunk at a time.
+big_rank "wa-pagerank --slice 1/2" part.vec -- wa-pagerank --slice 1/2 --init "$big/u/imp.vec" \
+	-b @/part.vec
+rm -f "$big"/[ul]/part.vec
+big_rank "wa-invrank -i" inv.tsv inv.vec -- wa-invrank --iterations 3 -i "$big/u/imp.tsv" \
+	-b @/inv.vec -o @/inv.tsv
+rm -f "$big"/[ul]/inv.*
+big_rank "wa-invrank --transpose" invt.tsv -- wa-invrank --iterations 3 --transpose -o @/invt.tsv
+rm -rf "$big"
+
 # wa-partition: -m is its sort's; its tree of the URLs is its own.
 ok "wa-partition -m 4M: unlimited" wa-partition -q -m 4M -k 4 -o "$u/rules.tsv" "$i/links.small.tsv"
 ok "wa-partition -m 4M: under $((4 + MARGIN)) MiB" \

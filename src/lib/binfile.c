@@ -242,6 +242,21 @@ check_header(int fd, off_t size, const char *path, const char *kind, uint32_t ve
 	return NULL;
 }
 
+/* Drops the whole pages of [addr, addr+len) of a mapping from this
+ * process's memory; a file mapping reads them back from the page cache on
+ * the next access. */
+static void
+release(const void *addr, size_t len)
+{
+	static uintptr_t page;
+	if (!page)
+		page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t lo = ((uintptr_t)addr + page - 1) & ~(page - 1);
+	uintptr_t hi = ((uintptr_t)addr + len) & ~(page - 1);
+	if (hi > lo)
+		madvise((void *)lo, hi - lo, MADV_DONTNEED);
+}
+
 static const char *
 map_fd(struct bin_map *m, int fd, const char *path, const char *kind, uint32_t version,
     size_t record_bytes)
@@ -272,7 +287,7 @@ map_fd(struct bin_map *m, int fd, const char *path, const char *kind, uint32_t v
 	for (uint64_t off = 0; off < m->h.payload_bytes; off += CRC_STEP) {
 		uint64_t n = m->h.payload_bytes - off < CRC_STEP ? m->h.payload_bytes - off : CRC_STEP;
 		crc = (uint32_t)crc32_z(crc, data + off, n);
-		bin_release(data + off, n);
+		release(data + off, n);
 	}
 	if (crc != m->h.payload_crc) {
 		munmap(base, (size_t)st.st_size);
@@ -282,28 +297,6 @@ map_fd(struct bin_map *m, int fd, const char *path, const char *kind, uint32_t v
 	m->len = (size_t)st.st_size;
 	m->data = data;
 	return NULL;
-}
-
-void
-bin_release(const void *addr, size_t len)
-{
-	static uintptr_t page;
-	if (!page)
-		page = (uintptr_t)sysconf(_SC_PAGESIZE);
-	uintptr_t lo = ((uintptr_t)addr + page - 1) & ~(page - 1);
-	uintptr_t hi = ((uintptr_t)addr + len) & ~(page - 1);
-	if (hi > lo)
-		madvise((void *)lo, hi - lo, MADV_DONTNEED);
-}
-
-void
-bin_populate(void *addr, size_t len)
-{
-	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
-	uintptr_t lo = (uintptr_t)addr & ~(page - 1), hi = (uintptr_t)addr + len;
-	/* Advice only: a kernel before 5.14 leaves it to the faults. */
-	if (len)
-		(void)madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE);
 }
 
 const char *

@@ -69,15 +69,6 @@ struct bin_map {
 	char msg[BIN_MSG_MAX];
 };
 
-/* Drops the whole pages of [addr, addr+len) of a mapping from this
- * process's memory; a file mapping reads them back from the page cache on
- * the next access.  For passes over mappings larger than the memory
- * budget. */
-void bin_release(const void *addr, size_t len);
-/* Maps the pages of a mapped file's range writable at once, ahead of
- * writes that would each fault; advice only. */
-void bin_populate(void *addr, size_t len);
-
 const char *bin_map_open(struct bin_map *m, const char *path, const char *kind,
     uint32_t version, size_t record_bytes);
 void bin_map_close(struct bin_map *m);

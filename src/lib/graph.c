@@ -116,6 +116,42 @@ graph_map(const struct graph *g, enum graph_file f, struct bin_map *m)
 	return m->data;
 }
 
+void
+graph_vec(const struct graph *g, enum graph_file f, bool in_memory, struct vec *v)
+{
+	char *path = graph_path(g, graph_file_names[f]);
+	struct bin_reader r;
+	const char *msg = bin_reader_open(&r, path, graph_file_kinds[f], GRAPH_VERSION,
+	    graph_file_record[f]);
+	if (msg)
+		wa_die("%s", msg);
+	check_member(g, path, &r.h, f, g->nodes);
+	/* Read whole before use: the last read checks the payload CRC. */
+	uint64_t bytes = r.h.payload_bytes;
+	size_t size = graph_file_record[f] ? graph_file_record[f] : 1;
+	char *mem = wa_malloc(in_memory ? (bytes ? bytes : 1) : 1 << 20);
+	size_t got;
+	for (uint64_t done = 0;; done += got) {
+		char *to = in_memory ? mem + done : mem;
+		size_t want = in_memory ? (size_t)(bytes - done) : 1 << 20;
+		if ((msg = bin_read(&r, to, want ? want : 1, &got)))
+			wa_die("%s", msg);
+		if (got == 0)
+			break;
+	}
+	if (in_memory) {
+		vec_of_memory(v, mem, bytes / size, size);
+	} else {
+		free(mem);
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			wa_die_errno("%s", path);
+		vec_of_file(v, fd, BIN_HEADER_BYTES, bytes / size, size, path);
+	}
+	bin_reader_close(&r);
+	free(path);
+}
+
 unsigned
 slice_bits(uint64_t pages)
 {
@@ -317,8 +353,8 @@ slice_close(struct slice *s)
 }
 
 void
-graph_check_matrix(const struct graph *g, struct slice *slices, const uint32_t *outdeg,
-    const uint32_t *indeg, const bool *keep, uint64_t run_bytes)
+graph_check_matrix(const struct graph *g, struct slice *slices, const struct vec *outdeg,
+    const struct vec *indeg, const bool *keep, uint64_t run_bytes)
 {
 	struct matrix_check total = { 0 };
 	uint32_t *buf = NULL;
@@ -359,13 +395,16 @@ graph_check_matrix(const struct graph *g, struct slice *slices, const uint32_t *
 		wa_die("%s: the slices hold %llu links, the manifest says %llu", g->dir,
 		    (unsigned long long)total.links, (unsigned long long)g->links);
 	uint64_t out_sum = 0, in_sum = 0;
-	for (uint64_t i = 0; i < g->nodes; i++) {
-		out_sum += outdeg[i] * graph_mix(i);
-		in_sum += indeg[i] * graph_mix(i);
-		if ((i + 1) % (1u << 20) == 0) {	/* as in bin_map_open */
-			bin_release(outdeg + i + 1 - (1u << 20), 4u << 20);
-			bin_release(indeg + i + 1 - (1u << 20), 4u << 20);
+	for (uint64_t lo = 0, hi; lo < g->nodes; lo = hi) {
+		hi = g->nodes - lo < (1u << 20) ? g->nodes : lo + (1u << 20);
+		const uint32_t *od = vec_view(outdeg, lo, hi, true);
+		const uint32_t *id = vec_view(indeg, lo, hi, true);
+		for (uint64_t i = lo; i < hi; i++) {
+			out_sum += od[i - lo] * graph_mix(i);
+			in_sum += id[i - lo] * graph_mix(i);
 		}
+		vec_unview(outdeg, od, lo, hi);
+		vec_unview(indeg, id, lo, hi);
 	}
 	if (out_sum != total.out_sum)
 		wa_die("%s/outdeg: the out-degrees disagree with the link matrix", g->dir);

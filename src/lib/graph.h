@@ -46,6 +46,7 @@
 #include <stdint.h>
 
 #include "binfile.h"
+#include "vec.h"
 
 #define GRAPH_VERSION 2
 #define GRAPH_MAX_NODES UINT32_MAX	/* ids are u32; N <= 2^32-1 */
@@ -94,6 +95,10 @@ char *graph_slice_name(uint32_t k);	/* "slice-0007" */
 
 /* Maps one of the per-node files, checking it against the manifest. */
 const void *graph_map(const struct graph *g, enum graph_file f, struct bin_map *m);
+/* One of the per-node files as a vector of its records (of bytes, for
+ * urls), read whole first to check it against the manifest: held in
+ * memory when in_memory, else viewed a range at a time. */
+void graph_vec(const struct graph *g, enum graph_file f, bool in_memory, struct vec *v);
 
 /* A slice: its header and block index, checked against the manifest at
  * open.  The words are read either whole into memory (slice_load) or a
@@ -135,7 +140,7 @@ unsigned slice_bits(uint64_t pages);
  * keep[] are left loaded in memory; the others are read in runs of blocks
  * of about run_bytes. */
 void graph_check_matrix(const struct graph *g, struct slice *slices,
-    const uint32_t *outdeg, const uint32_t *indeg, const bool *keep, uint64_t run_bytes);
+    const struct vec *outdeg, const struct vec *indeg, const bool *keep, uint64_t run_bytes);
 
 /* The number of slices for a memory budget of wa-pagerank (-m). */
 uint32_t graph_slices_for_budget(uint64_t nodes, uint64_t budget);

@@ -408,8 +408,8 @@ propagation_build(struct propagation *pb, const struct graph *g, const struct ra
 		pb->internal.start[1] = b.internal[np] * 4;
 		pb->internal.fd[0] = rank_temp_file(b.internal[np] * 4);
 	}
-	pb->sent = rank_vector_new(p, n + 1);
-	pb->received = rank_vector_new(p, n + 1);
+	rank_vector_new(p, n, &pb->sent);
+	rank_vector_new(p, n, &pb->received);
 	pb->part_change = wa_calloc(PART_PAGES, sizeof *pb->part_change);
 
 	struct slice *parts = wa_calloc(np, sizeof *parts);
@@ -520,11 +520,12 @@ gather_parts(const struct propagation *pb, uint64_t j, uint64_t i0, uint64_t i1,
 
 void
 propagation_gather(const struct propagation *pb, uint64_t j, uint64_t i0, uint64_t i1,
-    bool first, double *acc, struct propagation_window *w)
+    const double *received, double *acc, struct propagation_window *w)
 {
 	uint64_t width = part_width(pb, j);
+	bool first = received != NULL;
 	if (first)
-		memcpy(acc, pb->received + j * PART_PAGES, width * sizeof *acc);
+		memcpy(acc, received, width * sizeof *acc);
 	else
 		memset(acc, 0, width * sizeof *acc);
 	/* What came before this sweep, the parts after j sending last in the
@@ -541,10 +542,10 @@ propagation_gather(const struct propagation *pb, uint64_t j, uint64_t i0, uint64
 }
 
 void
-propagation_receive(struct propagation *pb, uint64_t j, double *const *acc, unsigned nt)
+propagation_receive(const struct propagation *pb, uint64_t j, double *const *acc, unsigned nt,
+    double *received)
 {
 	uint64_t width = part_width(pb, j);
-	double *received = pb->received + j * PART_PAGES;
 	for (uint64_t d = 0; d < width; d++) {
 		double sum = acc[0][d];
 		for (unsigned t = 1; t < nt; t++)
@@ -554,10 +555,9 @@ propagation_receive(struct propagation *pb, uint64_t j, double *const *acc, unsi
 }
 
 void
-propagation_send(struct propagation *pb, uint64_t i, const double *x_part)
+propagation_send(struct propagation *pb, uint64_t i, const double *x_part, double *sent)
 {
 	uint64_t width = part_width(pb, i);
-	double *sent = pb->sent + i * PART_PAGES;
 	for (uint64_t d = 0; d < width; d++)
 		pb->part_change[d] = propagation_change(x_part[d], &sent[d], pb->stale_scale);
 }
@@ -660,8 +660,8 @@ propagation_free(struct propagation *pb)
 	stream_close(&pb->src);
 	stream_close(&pb->change);
 	stream_close(&pb->internal);
-	rank_vector_free(pb->p, pb->sent, pb->nodes + 1);
-	rank_vector_free(pb->p, pb->received, pb->nodes + 1);
+	vec_free(&pb->sent);
+	vec_free(&pb->received);
 	free(pb->part_change);
 	free(pb->group_end);
 	free(pb->pending);

@@ -76,8 +76,8 @@ struct propagation {
 	bool on_disk;		/* the streams and the parts' links in files */
 	struct propagation_stream internal;	/* on disk: the words of the parts */
 	const struct rank_params *p;
-	double *sent;		/* per page: the sum of the changes it sent */
-	double *received;	/* per page: of those of its in-links between parts */
+	struct vec sent;	/* per page: the sum of the changes it sent */
+	struct vec received;	/* per page: of those of its in-links between parts */
 	uint16_t *part_change;	/* of the part scattering */
 	double stale_scale;	/* applies to what the sweep before sent */
 	/* On disk, the changes of a group of consecutive parts are held and
@@ -122,12 +122,15 @@ void propagation_window_open(const struct propagation *pb, struct propagation_wi
 void propagation_window_close(struct propagation_window *w);
 
 /* The sums of part j from the links of parts [i0, i1) into acc: what it
- * received before, with first, and the changes sent since. */
+ * received before (its view of received, or NULL but for the thread that
+ * starts from it), and the changes sent since. */
 void propagation_gather(const struct propagation *pb, uint64_t j, uint64_t i0, uint64_t i1,
-    bool first, double *acc, struct propagation_window *w);
+    const double *received, double *acc, struct propagation_window *w);
 
-/* What part j received up to now: the sum of the nt threads' acc. */
-void propagation_receive(struct propagation *pb, uint64_t j, double *const *acc, unsigned nt);
+/* What part j received up to now, the sum of the nt threads' acc, into
+ * its view of received. */
+void propagation_receive(const struct propagation *pb, uint64_t j, double *const *acc,
+    unsigned nt, double *received);
 
 /* A change as it travels: the upper half of a float (bfloat16), rounded
  * to nearest, even on a tie. */
@@ -160,9 +163,9 @@ propagation_change(double x, double *sent, double stale_scale)
 	return change;
 }
 
-/* The changes of x of part i (x_part[0] its first page) since it last sent,
- * ready to scatter. */
-void propagation_send(struct propagation *pb, uint64_t i, const double *x_part);
+/* The changes of x of part i (x_part[0] its first page) since it last sent
+ * (its view of sent), ready to scatter. */
+void propagation_send(struct propagation *pb, uint64_t i, const double *x_part, double *sent);
 
 /* Before part i scatters, in one thread. */
 void propagation_scatter_begin(struct propagation *pb, uint64_t i);

@@ -1,9 +1,9 @@
+#include <malloc.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <fcntl.h>
 #include <stdlib.h>
-#include <sys/mman.h>
 #include <unistd.h>
 #include <string.h>
 
@@ -14,12 +14,17 @@
 #include "rank.h"
 #include "thread.h"
 #include "tsv.h"
+#include "url.h"
 #include "opt.h"
 
 /* A thread reads a streamed slice in runs of blocks of at most this size,
  * less when -m is small. */
 #define RUN_MAX (4u << 20)
 #define RUN_MIN (64u << 10)
+/* Passes over whole vectors view them this many pages at a time, fewer
+ * on disk when -m is small. */
+#define RANK_CHUNK ((uint64_t)1 << 20)
+#define RANK_CHUNK_MIN ((uint64_t)1 << 12)
 
 struct engine;
 
@@ -33,6 +38,7 @@ struct change {
  * then this thread's totals over its pages. */
 struct finish {
 	double c, uniform_e, dangling;
+	/* The vectors from the slice's first page, lo (a span's views). */
 	const double *e;
 	const uint32_t *outdeg;
 	double *pr, *x, *next;
@@ -53,6 +59,22 @@ struct finish {
 	double dangling_delta, unscaled;
 };
 
+/* A thread's view of x and r around the sources of the external links it
+ * reads, moved on as they go up: the whole vectors when in memory. */
+struct source_window {
+	uint64_t lo, hi;
+	const double *x;
+	double *r;
+};
+
+/* The run's vectors over pages [lo, hi), each a view from page lo. */
+struct span {
+	uint64_t lo, hi;
+	double *pr, *x, *next, *before, *u, *r, *sent, *received;
+	const double *e, *e_use;
+	const uint32_t *outdeg, *indeg;
+};
+
 struct worker {
 	struct engine *e;
 	unsigned t;
@@ -64,7 +86,7 @@ struct worker {
 	uint64_t b0, b1;		/* its blocks of the section being scanned */
 	uint64_t lo, hi;		/* the pages of the lane it works on */
 	uint64_t next;			/* the next of them to finish */
-	uint64_t released;		/* x and r given back below this id */
+	struct source_window win;	/* of the external section */
 	struct finish *fin;		/* that lane's importance totals */
 	double extrapolated[2];		/* extrapolate_work: its sums */
 	struct propagation_window window;
@@ -93,10 +115,9 @@ struct lane {
 struct engine {
 	const struct graph *g;
 	const struct rank_params *p;
-	struct rank_vectors *v;
+	const struct rank_vectors *v;
 	uint64_t n;
-	struct bin_map outdeg_map, indeg_map;
-	const uint32_t *outdeg, *indeg;
+	struct vec outdeg, indeg;
 	struct slice *slices;		/* the graph's, or the parts of propagation */
 	uint32_t nslices;
 	bool streamed;			/* slices read from disk each pass */
@@ -105,8 +126,10 @@ struct engine {
 	uint64_t max_slice_nodes;
 
 	bool imp, use;
+	struct span *span;		/* of the slice being scanned */
 	/* importance */
-	double *pr, *x, *next;		/* x = pr / outdeg, 0 when dangling */
+	struct vec *pr, *next;		/* v->importance and, by Jacobi, other */
+	struct vec x, other;		/* x = pr / outdeg, 0 when dangling */
 	/* By propagation blocking, pr and x are kept divided by x_scale, the
 	 * product of the sweeps' scalings to sum 1, so that a scaling costs
 	 * no pass over them. */
@@ -116,7 +139,7 @@ struct engine {
 	/* Extrapolation (extrapolate()): before, pr as the sweep before the
 	 * last began; the sweep that last extrapolated; the L1 changes of the
 	 * last four sweeps, sweep k at k % 4. */
-	double *before;
+	struct vec before;
 	bool remembering;		/* this sweep fills before */
 	double extrapolation_factor;
 	unsigned extrapolated_at;
@@ -127,7 +150,7 @@ struct engine {
 	double l1_history[4];
 	double unscaled;		/* --renormalize: this sweep's |cM PR + (1-c)E| */
 	/* usefulness */
-	double *u, *r;			/* r: residual (Gauss-Seidel) or sums (Jacobi) */
+	struct vec *u, r;		/* r: residual (Gauss-Seidel) or sums (Jacobi) */
 	double *y;			/* what the current slice pushes, per node */
 	bool pushing;			/* Gauss-Seidel past its first sweep */
 	double pushed_e;		/* Gauss-Seidel: mass owed to E' so far */
@@ -155,45 +178,44 @@ change_value(const struct change *c, enum rank_norm norm)
 }
 
 
-static uint64_t
-chunk_end(const struct engine *e, uint64_t lo)
-{
-	return e->n - lo < RANK_CHUNK ? e->n : lo + RANK_CHUNK;
-}
-
-/* Gives back ids [lo, hi) of every vector of the run. */
+/* Views of every vector of the run over pages [lo, hi). */
 static void
-release_all(const struct engine *e, uint64_t lo, uint64_t hi)
+span_open(const struct engine *e, struct span *sp, uint64_t lo, uint64_t hi)
 {
-	if (!e->p->on_disk)
-		return;
-	const double *d[] = { e->pr, e->x, e->next, e->before, e->u, e->r, e->v->e,
-		e->v->e_use, e->pb.sent, e->pb.received };
-	for (size_t i = 0; i < sizeof d / sizeof d[0]; i++)
-		if (d[i])
-			rank_release(e->p, d[i], lo, hi, sizeof(double));
-	rank_release(e->p, e->outdeg, lo, hi, sizeof(uint32_t));
-	rank_release(e->p, e->indeg, lo, hi, sizeof(uint32_t));
+	const struct vec *pb_sent = e->propagating ? &e->pb.sent : NULL;
+	const struct vec *pb_received = e->propagating ? &e->pb.received : NULL;
+#define VIEW(v) ((v) && vec_exists(v) ? vec_view((v), lo, hi, true) : NULL)
+	*sp = (struct span){
+		.lo = lo, .hi = hi,
+		.pr = VIEW(e->pr), .x = VIEW(&e->x), .next = VIEW(e->next),
+		.before = VIEW(&e->before), .u = VIEW(e->u), .r = VIEW(&e->r),
+		.sent = VIEW(pb_sent), .received = VIEW(pb_received),
+		.e = VIEW(e->v->e), .e_use = VIEW(e->v->e_use),
+		.outdeg = VIEW(&e->outdeg), .indeg = VIEW(&e->indeg),
+	};
+#undef VIEW
 }
 
 static void
-set_contributions(struct engine *e, uint64_t lo, uint64_t hi)
+span_close(const struct engine *e, struct span *sp)
 {
-	for (uint64_t j = lo; j < hi; j++)
-		e->x[j] = e->outdeg[j] ? e->pr[j] / e->outdeg[j] : 0;
+	uint64_t lo = sp->lo, hi = sp->hi;
+	const void *view[] = { sp->pr, sp->x, sp->next, sp->before, sp->u, sp->r, sp->sent,
+		sp->received, sp->e, sp->e_use, sp->outdeg, sp->indeg };
+	const struct vec *vec[] = { e->pr, &e->x, e->next, &e->before, e->u, &e->r,
+		&e->pb.sent, &e->pb.received, e->v->e, e->v->e_use, &e->outdeg, &e->indeg };
+	for (size_t i = 0; i < sizeof view / sizeof view[0]; i++)
+		if (view[i])
+			vec_unview(vec[i], view[i], lo, hi);
+	sp->lo = sp->hi = 0;
 }
 
-static double
-vector_sum(struct engine *e, const double *v)
+/* x from pr over a span: pr / outdeg, 0 for a page without out-links. */
+static void
+set_contributions(struct span *sp)
 {
-	double sum = 0;
-	for (uint64_t lo = 0, hi; lo < e->n; lo = hi) {
-		hi = chunk_end(e, lo);
-		for (uint64_t j = lo; j < hi; j++)
-			sum += v[j];
-		release_all(e, lo, hi);
-	}
-	return sum;
+	for (uint64_t i = 0; i < sp->hi - sp->lo; i++)
+		sp->x[i] = sp->outdeg[i] ? sp->pr[i] / sp->outdeg[i] : 0;
 }
 
 /* pr times scale, then x from pr and the dangling sum, over all pages. */
@@ -202,42 +224,89 @@ refresh_importance(struct engine *e, double scale)
 {
 	double d = 0;
 	for (uint64_t lo = 0, hi; lo < e->n; lo = hi) {
-		hi = chunk_end(e, lo);
+		hi = rank_chunk_end(e->p, e->n, lo);
+		struct span sp;
+		span_open(e, &sp, lo, hi);
 		if (scale != 1)
-			for (uint64_t j = lo; j < hi; j++)
-				e->pr[j] *= scale;
-		set_contributions(e, lo, hi);
-		for (uint64_t j = lo; j < hi; j++)
-			if (!e->outdeg[j])
-				d += e->pr[j];
-		release_all(e, lo, hi);
+			for (uint64_t i = 0; i < hi - lo; i++)
+				sp.pr[i] *= scale;
+		set_contributions(&sp);
+		for (uint64_t i = 0; i < hi - lo; i++)
+			if (!sp.outdeg[i])
+				d += sp.pr[i];
+		span_close(e, &sp);
 	}
 	e->dangling = d;
 }
 
+/* The window moved on to the sources from src, as many as run_bytes of
+ * each vector hold. */
+static void
+source_window_move(const struct engine *e, struct source_window *w, uint64_t src)
+{
+	vec_unview(&e->x, w->x, w->lo, w->hi);
+	vec_unview(&e->r, w->r, w->lo, w->hi);
+	uint64_t pages = e->p->run_bytes / sizeof(double);
+	w->lo = src;
+	w->hi = e->n - src < pages ? e->n : src + pages;
+	w->x = e->imp ? vec_view(&e->x, w->lo, w->hi, false) : NULL;
+	w->r = e->use ? vec_view(&e->r, w->lo, w->hi, false) : NULL;
+}
+
+static void
+source_window_open(const struct engine *e, struct source_window *w)
+{
+	*w = (struct source_window){ 0 };
+	if (!e->p->on_disk)	/* the whole vectors, at no cost */
+		*w = (struct source_window){ .lo = 0, .hi = e->n,
+		    .x = e->imp ? vec_view(&e->x, 0, e->n, false) : NULL,
+		    .r = e->use ? vec_view(&e->r, 0, e->n, false) : NULL };
+}
+
+static void
+source_window_close(const struct engine *e, struct source_window *w)
+{
+	if (e->p->on_disk) {
+		vec_unview(&e->x, w->x, w->lo, w->hi);
+		vec_unview(&e->r, w->r, w->lo, w->hi);
+	}
+	*w = (struct source_window){ 0 };
+}
+
 /* External links of blocks [b0, b1) in buf: importance sums into acc
- * from x, usefulness sums into r[src] from the slice's y.  One function
- * with the flags constant at each call, so the compiler makes one loop per
- * mode.  Returns the last source. */
-static inline uint64_t
-scan_external(const struct slice *s, uint64_t b0, uint64_t b1, const uint32_t *buf,
-    bool imp, bool use, const double *x, double *acc, const double *y, double *r)
+ * from x, usefulness sums into r[src] from the slice's y, x and r through
+ * the window, which moves on as the sources go up when windowed (the
+ * vectors on disk).  One function with the flags constant at each call,
+ * so the compiler makes one loop per mode. */
+static inline void
+scan_external(const struct engine *e, const struct slice *s, uint64_t b0, uint64_t b1,
+    const uint32_t *buf, bool imp, bool use, bool windowed, struct source_window *win,
+    double *acc, const double *y)
 {
 	const uint32_t *base = buf - s->block_off[b0];
 	const unsigned bits = s->bits;
-	uint64_t src = 0;
+	const double *x = win->x;
+	double *r = win->r;
+	uint64_t lo = win->lo, hi = win->hi;
 	for (uint64_t b = b0; b < b1; b++) {
 		const uint32_t *p = base + s->block_off[b], *end = base + s->block_off[b + 1];
-		src = s->block_first[b];
+		uint64_t src = s->block_first[b];
 		while (p < end) {
 			uint32_t d = slice_word(&p, &src, bits);
+			if (windowed && src >= hi) {
+				source_window_move(e, win, src);
+				x = win->x;
+				r = win->r;
+				lo = win->lo;
+				hi = win->hi;
+			}
+			uint64_t at = windowed ? src - lo : src;
 			if (imp)
-				acc[d] += x[src];
+				acc[d] += x[at];
 			if (use)
-				r[src] += y[d];
+				r[at] += y[d];
 		}
 	}
-	return src;
 }
 
 /* The new importance of page j from its internal sum, into pr
@@ -256,8 +325,8 @@ finish_page(struct finish *f, uint64_t j, double sum)
 	}
 	sum = sum * f->x_scale + external;
 	if (f->received)
-		f->received[j] = external;
-	double ej = f->e ? f->e[j] : f->uniform_e, old = f->pr[j] * f->x_scale;
+		f->received[i] = external;
+	double ej = f->e ? f->e[i] : f->uniform_e, old = f->pr[i] * f->x_scale;
 	/* The dangling pages' rank as this thread knows it: Gauss-Seidel again. */
 	double v = f->c * sum + (1 - f->c) * ej;
 	if (!f->renormalize)
@@ -266,18 +335,18 @@ finish_page(struct finish *f, uint64_t j, double sum)
 	if (!f->renormalize)	/* that one changes at the end */
 		change_add(&f->ch, v - old);
 	if (f->before)
-		f->before[j] = old;
-	uint32_t deg = f->outdeg[j];
+		f->before[i] = old;
+	uint32_t deg = f->outdeg[i];
 	if (f->jacobi) {
-		f->next[j] = v;
+		f->next[i] = v;
 	} else {
 		if (!deg)
 			f->dangling_delta += v - old;
 		double x = deg ? v / deg : 0;
-		f->pr[j] = v * f->x_unscale;
-		f->x[j] = x * f->x_unscale;
+		f->pr[i] = v * f->x_unscale;
+		f->x[i] = x * f->x_unscale;
 		if (f->sent)
-			f->change[i] = propagation_change(x, &f->sent[j], f->stale_scale);
+			f->change[i] = propagation_change(x, &f->sent[i], f->stale_scale);
 	}
 }
 
@@ -305,7 +374,7 @@ scan_internal(struct engine *e, struct worker *w, uint64_t b0, uint64_t b1,
 	const struct slice *s = w->s;
 	const uint32_t *base = buf - s->block_off[b0];
 	const unsigned bits = s->bits;
-	const double *x = e->x + s->lo, *y = e->y;
+	const double *x = e->span->x, *y = e->y;
 	const double *x_other = e->p->jacobi || e->lanes == 1 ? x : e->x_before;
 	const uint64_t own = w->lo - s->lo, own_pages = w->hi - w->lo;
 	const uint32_t same_dst = (UINT32_C(1) << bits) - 1;	/* a word at most this: delta 0 */
@@ -367,24 +436,19 @@ scan_blocks(struct worker *w, bool internal, uint64_t b0, uint64_t b1, const uin
 			scan_internal(e, w, b0, b1, buf, w->next, false, true);
 		return;
 	}
-	/* With the vectors on disk, a block at a time, giving back the pages
-	 * of x and r below the last source: the thread's sources only go up. */
-	uint64_t step = e->p->on_disk ? 1 : b1 - b0;
-	for (uint64_t b = b0; b < b1; b += step) {
-		const uint32_t *at = buf + (s->block_off[b] - s->block_off[b0]);
-		uint64_t last;
-		if (e->imp && e->use)
-			last = scan_external(s, b, b + step, at, true, true, e->x, w->acc, e->y, e->r);
-		else if (e->imp)
-			last = scan_external(s, b, b + step, at, true, false, e->x, w->acc, NULL, NULL);
-		else
-			last = scan_external(s, b, b + step, at, false, true, NULL, NULL, e->y, e->r);
-		if (e->p->on_disk && last > w->released) {
-			rank_release(e->p, e->x, w->released, last, sizeof(double));
-			rank_release(e->p, e->r, w->released, last, sizeof(double));
-			w->released = last;
-		}
-	}
+	bool imp = e->imp, use = e->use;
+	if (e->p->on_disk && imp && use)
+		scan_external(e, s, b0, b1, buf, true, true, true, &w->win, w->acc, e->y);
+	else if (e->p->on_disk && imp)
+		scan_external(e, s, b0, b1, buf, true, false, true, &w->win, w->acc, NULL);
+	else if (e->p->on_disk)
+		scan_external(e, s, b0, b1, buf, false, true, true, &w->win, NULL, e->y);
+	else if (imp && use)
+		scan_external(e, s, b0, b1, buf, true, true, false, &w->win, w->acc, e->y);
+	else if (imp)
+		scan_external(e, s, b0, b1, buf, true, false, false, &w->win, w->acc, NULL);
+	else
+		scan_external(e, s, b0, b1, buf, false, true, false, &w->win, NULL, e->y);
 }
 
 /* A thread's blocks of one section, from memory or read a run at a time. */
@@ -409,7 +473,9 @@ external_work(void *arg)
 	struct worker *w = arg;
 	if (w->e->imp)
 		memset(w->acc, 0, (w->s->hi - w->s->lo) * sizeof *w->acc);
+	source_window_open(w->e, &w->win);
 	scan_section(w, false);
+	source_window_close(w->e, &w->win);
 	return NULL;
 }
 
@@ -419,24 +485,15 @@ run_workers(struct engine *e, void *(*fn)(void *))
 	wa_team_run(&e->team, fn);
 }
 
-/* The slice, a part about to be computed: the sums from the parts [b0, b1)
- * and, on disk, this thread's share of the part's pages mapped. */
+/* The slice, a part about to be computed: the sums from the parts [b0, b1),
+ * the first thread starting from what the part received before. */
 static void *
 gather_work(void *arg)
 {
 	struct worker *w = arg;
 	struct engine *e = w->e;
-	const struct slice *s = w->s;
-	propagation_gather(&e->pb, s->k, w->b0, w->b1, w->t == 0, w->acc, &w->window);
-	uint64_t pages = s->hi - s->lo;
-	uint64_t lo = s->lo + pages * w->t / e->nt, hi = s->lo + pages * (w->t + 1) / e->nt;
-	/* On disk, the pages the part will write mapped at once, not a fault
-	 * for each. */
-	if (e->p->on_disk) {
-		double *const written[] = { e->pr, e->x, e->pb.sent, e->pb.received };
-		for (size_t k = 0; k < sizeof written / sizeof written[0]; k++)
-			bin_populate(written[k] + lo, (hi - lo) * sizeof(double));
-	}
+	propagation_gather(&e->pb, w->s->k, w->b0, w->b1, w->t == 0 ? e->span->received : NULL,
+	    w->acc, &w->window);
 	return NULL;
 }
 
@@ -530,7 +587,6 @@ scan_slice(struct engine *e, const struct slice *s, struct change *ch)
 		for (unsigned t = 0; t < e->nt; t++) {
 			struct worker *w = &e->w[t];
 			w->s = s;
-			w->released = 0;
 			w->b0 = t ? split_blocks(s, 0, ext, words * t / e->nt, false) : 0;
 			if (t)
 				e->w[t - 1].b1 = w->b0;
@@ -540,6 +596,7 @@ scan_slice(struct engine *e, const struct slice *s, struct change *ch)
 	}
 
 	/* The internal blocks, in lanes balanced on words plus pages. */
+	const struct span *sp = e->span;
 	uint64_t iwords = s->words - words, pages = s->hi - s->lo;
 	uint64_t lane_pages = e->propagating ? PART_LANE_PAGES : LANE_PAGES;
 	e->lanes = (unsigned)(pages / lane_pages < LANES_MAX ? pages / lane_pages + 1 : LANES_MAX);
@@ -564,16 +621,16 @@ scan_slice(struct engine *e, const struct slice *s, struct change *ch)
 		}
 		ln->fin = (struct finish){
 			.c = e->p->damping, .uniform_e = 1.0 / (double)e->n, .dangling = e->dangling,
-			.e = e->v->e, .outdeg = e->outdeg, .pr = e->pr, .x = e->x, .next = e->next,
+			.e = sp->e, .outdeg = sp->outdeg, .pr = sp->pr, .x = sp->x, .next = sp->next,
 			.acc = { e->w[0].acc, e->nt > 1 ? e->w[1].acc : NULL }, .more_acc = e->acc,
 			.nt = e->nt, .lo = s->lo, .jacobi = e->p->jacobi,
 			.renormalize = e->p->renormalize, .x_scale = e->x_scale,
 			.x_unscale = 1 / e->x_scale,
-			.before = e->remembering ? e->before : NULL,
+			.before = e->remembering ? sp->before : NULL,
 		};
 		if (e->propagating) {
-			ln->fin.received = e->pb.received;
-			ln->fin.sent = e->pb.sent;
+			ln->fin.received = sp->received;
+			ln->fin.sent = sp->sent;
 			ln->fin.stale_scale = e->pb.stale_scale;
 			ln->fin.change = e->pb.part_change;
 		}
@@ -581,7 +638,7 @@ scan_slice(struct engine *e, const struct slice *s, struct change *ch)
 	e->lane[e->lanes - 1].b1 = s->blocks;
 	e->lane[e->lanes - 1].hi = s->hi;
 	if (e->imp && !e->p->jacobi && e->lanes > 1)
-		memcpy(e->x_before, e->x + s->lo, pages * sizeof *e->x_before);
+		memcpy(e->x_before, sp->x, pages * sizeof *e->x_before);
 	run_workers(e, internal_work);
 	if (e->propagating)
 		scatter_part(e, s);
@@ -596,8 +653,7 @@ scan_slice(struct engine *e, const struct slice *s, struct change *ch)
 	if (e->use)
 		for (unsigned t = 0; t < e->nt; t++)
 			for (uint64_t i = 0; i < pages; i++)
-				e->r[s->lo + i] += e->w[t].use_sums[i];
-	release_all(e, s->lo, s->hi);
+				sp->r[i] += e->w[t].use_sums[i];
 }
 
 /* Before slice s is scanned: what its nodes push backwards.
@@ -613,50 +669,68 @@ scan_slice(struct engine *e, const struct slice *s, struct change *ch)
 static void
 prepare_usefulness(struct engine *e, const struct slice *s, struct change *ch)
 {
-	const double c = e->p->damping, *eu = e->v->e_use;
-	double *y = e->y;	/* indexed from s->lo */
+	const double c = e->p->damping;
+	const struct span *sp = e->span;
+	const double *eu = sp->e_use, *u = sp->u;
+	const uint32_t *indeg = sp->indeg;
+	double *y = e->y, *r = sp->r;
+	uint64_t pages = s->hi - s->lo;
 	if (e->p->transpose) {
-		for (uint64_t m = s->lo; m < s->hi; m++)
-			y[m - s->lo] = e->u[m];
+		memcpy(y, u, pages * sizeof *y);
 	} else if (!e->pushing) {
-		for (uint64_t m = s->lo; m < s->hi; m++)
-			y[m - s->lo] = e->indeg[m] ? e->u[m] / e->indeg[m] : 0;
+		for (uint64_t i = 0; i < pages; i++)
+			y[i] = indeg[i] ? u[i] / indeg[i] : 0;
 	} else {
 		double owed = e->pushed_e - e->absorbed[s->k], to_e = 0;
 		e->absorbed[s->k] = e->pushed_e;
-		for (uint64_t m = s->lo; m < s->hi; m++) {
-			double delta = e->r[m] + owed * eu[m];
-			e->r[m] = 0;
-			e->u[m] += delta;
+		for (uint64_t i = 0; i < pages; i++) {
+			double delta = r[i] + owed * eu[i];
+			r[i] = 0;
+			sp->u[i] += delta;
 			change_add(ch, delta);
-			if (e->indeg[m]) {
-				y[m - s->lo] = c * delta / e->indeg[m];
+			if (indeg[i]) {
+				y[i] = c * delta / indeg[i];
 				to_e += (1 - c) * delta;
 			} else {
-				y[m - s->lo] = 0;
+				y[i] = 0;
 				to_e += delta;
 			}
 		}
 		e->pushed_e += to_e;
 	}
-	release_all(e, s->lo, s->hi);
+}
+
+/* One slice of a sweep, its span of the vectors viewed meanwhile. */
+static void
+sweep_slice(struct engine *e, const struct slice *s, struct change *ci, struct change *cu)
+{
+	struct span sp;
+	span_open(e, &sp, s->lo, s->hi);
+	e->span = &sp;
+	if (e->use)
+		prepare_usefulness(e, s, cu);
+	scan_slice(e, s, ci);
+	span_close(e, &sp);
+	e->span = NULL;
 }
 
 /* After a Gauss-Seidel sweep: U and its residual scaled to sum 1. */
 static void
 normalize_usefulness(struct engine *e)
 {
-	double sum = vector_sum(e, e->u);
+	double sum = rank_sum(e->p, e->u);
 	if (!(sum > 0))
 		return;
 	double scale = 1 / sum;
 	for (uint64_t lo = 0, hi; lo < e->n; lo = hi) {
-		hi = chunk_end(e, lo);
-		for (uint64_t i = lo; i < hi; i++) {
-			e->u[i] *= scale;
-			e->r[i] *= scale;
+		hi = rank_chunk_end(e->p, e->n, lo);
+		struct span sp;
+		span_open(e, &sp, lo, hi);
+		for (uint64_t i = 0; i < hi - lo; i++) {
+			sp.u[i] *= scale;
+			sp.r[i] *= scale;
 		}
-		release_all(e, lo, hi);
+		span_close(e, &sp);
 	}
 	e->pushed_e *= scale;
 	for (uint32_t k = 0; k < e->g->slices; k++)
@@ -668,44 +742,50 @@ normalize_usefulness(struct engine *e)
 static void
 finish_usefulness_jacobi(struct engine *e, struct change *ch)
 {
-	const double c = e->p->damping, *eu = e->v->e_use;
-	double *v = e->r, scale = 1, dangling = 0;
+	const double c = e->p->damping;
+	double scale = 1, dangling = 0;
 	bool residual = !e->p->jacobi && !e->p->transpose;
+	struct span sp;
 	if (e->p->transpose) {
 		double old_sum = 0, new_sum = 0;
 		for (uint64_t lo = 0, hi; lo < e->n; lo = hi) {
-			hi = chunk_end(e, lo);
-			for (uint64_t i = lo; i < hi; i++) {
-				v[i] = (e->outdeg[i] ? c * v[i] / e->outdeg[i] : 0) + (1 - c) * eu[i];
-				old_sum += e->u[i];
-				new_sum += v[i];
+			hi = rank_chunk_end(e->p, e->n, lo);
+			span_open(e, &sp, lo, hi);
+			for (uint64_t i = 0; i < hi - lo; i++) {
+				sp.r[i] = (sp.outdeg[i] ? c * sp.r[i] / sp.outdeg[i] : 0) +
+				    (1 - c) * sp.e_use[i];
+				old_sum += sp.u[i];
+				new_sum += sp.r[i];
 			}
-			release_all(e, lo, hi);
+			span_close(e, &sp);
 		}
 		scale = new_sum > 0 ? old_sum / new_sum : 1;
 	} else {
 		for (uint64_t lo = 0, hi; lo < e->n; lo = hi) {
-			hi = chunk_end(e, lo);
-			for (uint64_t i = lo; i < hi; i++)
-				if (!e->indeg[i])
-					dangling += e->u[i];
-			release_all(e, lo, hi);
+			hi = rank_chunk_end(e->p, e->n, lo);
+			span_open(e, &sp, lo, hi);
+			for (uint64_t i = 0; i < hi - lo; i++)
+				if (!sp.indeg[i])
+					dangling += sp.u[i];
+			span_close(e, &sp);
 		}
 	}
 	for (uint64_t lo = 0, hi; lo < e->n; lo = hi) {
-		hi = chunk_end(e, lo);
-		for (uint64_t i = lo; i < hi; i++) {
-			double nv = e->p->transpose ? v[i] * scale :
-			    c * (v[i] + dangling * eu[i]) + (1 - c) * eu[i];
-			change_add(ch, nv - e->u[i]);
+		hi = rank_chunk_end(e->p, e->n, lo);
+		span_open(e, &sp, lo, hi);
+		for (uint64_t i = 0; i < hi - lo; i++) {
+			double *v = &sp.r[i], eu = sp.e_use[i];
+			double nv = e->p->transpose ? *v * scale :
+			    c * (*v + dangling * eu) + (1 - c) * eu;
+			change_add(ch, nv - sp.u[i]);
 			if (residual) {
-				v[i] = nv - e->u[i];
+				*v = nv - sp.u[i];
 			} else {
-				e->u[i] = nv;
-				v[i] = 0;
+				sp.u[i] = nv;
+				*v = 0;
 			}
 		}
-		release_all(e, lo, hi);
+		span_close(e, &sp);
 	}
 	e->pushing = residual;
 }
@@ -715,25 +795,30 @@ finish_usefulness_jacobi(struct engine *e, struct change *ch)
 static void
 finish_renormalized_jacobi(struct engine *e, struct change *ch)
 {
-	double scale = vector_sum(e, e->pr) / e->unscaled;
+	double scale = rank_sum(e->p, e->pr) / e->unscaled;
 	for (uint64_t lo = 0, hi; lo < e->n; lo = hi) {
-		hi = chunk_end(e, lo);
-		for (uint64_t j = lo; j < hi; j++) {
-			e->next[j] *= scale;
-			change_add(ch, e->next[j] - e->pr[j]);
+		hi = rank_chunk_end(e->p, e->n, lo);
+		struct span sp;
+		span_open(e, &sp, lo, hi);
+		for (uint64_t i = 0; i < hi - lo; i++) {
+			sp.next[i] *= scale;
+			change_add(ch, sp.next[i] - sp.pr[i]);
 		}
-		release_all(e, lo, hi);
+		span_close(e, &sp);
 	}
 }
 
-/* Copies src into dst over all pages. */
+/* Copies src into dst, a chunk at a time. */
 static void
-copy_vector(struct engine *e, double *dst, const double *src)
+copy_vector(const struct rank_params *p, struct vec *dst, const struct vec *src)
 {
-	for (uint64_t lo = 0, hi; lo < e->n; lo = hi) {
-		hi = chunk_end(e, lo);
-		memcpy(dst + lo, src + lo, (hi - lo) * sizeof *dst);
-		release_all(e, lo, hi);
+	for (uint64_t lo = 0, hi; lo < src->n; lo = hi) {
+		hi = rank_chunk_end(p, src->n, lo);
+		double *to = vec_view(dst, lo, hi, true);
+		const double *from = vec_view(src, lo, hi, true);
+		memcpy(to, from, (hi - lo) * sizeof *to);
+		vec_unview(dst, to, lo, hi);
+		vec_unview(src, from, lo, hi);
 	}
 }
 
@@ -752,39 +837,63 @@ page_bytes(const struct graph *g, const struct rank_params *p, bool imp, bool us
 	return b;
 }
 
-/* Per page of the widest slice: the sums of every thread, and the slice's
- * x before its internal links (importance), or its y (usefulness). */
 static uint64_t
-slice_buffer_bytes(const struct graph *g, const struct rank_params *p, bool imp, bool use)
+widest_slice(const struct graph *g)
 {
 	uint64_t most = 0;
 	for (uint32_t k = 0; k < g->slices; k++)
 		if (g->bound[k + 1] - g->bound[k] > most)
 			most = g->bound[k + 1] - g->bound[k];
-	return most * 8 * ((imp ? p->threads + 1 : 0) + (use ? p->threads + 1 : 0));
+	return most;
+}
+
+/* Per page of the widest slice: the sums of every thread, and the slice's
+ * x before its internal links (importance), or its y (usefulness). */
+static uint64_t
+slice_buffer_bytes(const struct graph *g, const struct rank_params *p, bool imp, bool use)
+{
+	return widest_slice(g) * 8 * ((imp ? p->threads + 1 : 0) + (use ? p->threads + 1 : 0));
+}
+
+/* A quarter of what the buffers leave goes to the runs of matrix in
+ * flight, one for each thread and one read ahead. */
+static uint64_t
+run_bytes(const struct rank_params *p, uint64_t buffers)
+{
+	uint64_t b = (p->memory - buffers) / 4 / (p->threads + 1);
+	return b > RUN_MAX ? RUN_MAX : b < RUN_MIN ? RUN_MIN : b;
 }
 
 void
 rank_plan(const struct graph *g, struct rank_params *p, bool importance, bool usefulness,
     bool personalised)
 {
+	/* The threads allocate little, and rarely: an arena of their own
+	 * would reserve 64 MiB of address space each (glibc), more than a
+	 * small -m leaves under ulimit -v once the views are mapped. */
+	mallopt(M_ARENA_MAX, 1);
+	uint64_t per_page = page_bytes(g, p, importance, usefulness, personalised);
 	uint64_t buffers = slice_buffer_bytes(g, p, importance, usefulness);
 	uint64_t runs = (uint64_t)(p->threads + 1) * RUN_MIN;
+	p->on_disk = buffers + runs > p->memory || g->nodes * per_page + buffers +
+	    (p->threads + 1) * run_bytes(p, buffers) > p->memory;
+	/* On disk, the slice being scanned has every vector viewed. */
+	if (p->on_disk)
+		buffers += widest_slice(g) * per_page;
 	if (buffers + runs > p->memory)
 		wa_die("%s: slices of up to %llu pages need %llu MiB of buffers with %u threads, "
 		    "more than -m %llu MiB (fewer threads, or a graph of more slices: "
-		    "wa-linkmat -s)", g->dir, (unsigned long long)(buffers / 8 /
-		    ((importance + usefulness) * (p->threads + 1))),
+		    "wa-linkmat -s)", g->dir, (unsigned long long)widest_slice(g),
 		    (unsigned long long)((buffers + runs) >> 20), p->threads,
 		    (unsigned long long)(p->memory >> 20));
-	/* A quarter of what is left goes to the runs of matrix in flight. */
-	p->run_bytes = (p->memory - buffers) / 4 / (p->threads + 1);
-	if (p->run_bytes > RUN_MAX)
-		p->run_bytes = RUN_MAX;
-	if (p->run_bytes < RUN_MIN)
-		p->run_bytes = RUN_MIN;
-	uint64_t vectors = g->nodes * page_bytes(g, p, importance, usefulness, personalised);
-	p->on_disk = vectors + buffers + (p->threads + 1) * p->run_bytes > p->memory;
+	p->run_bytes = run_bytes(p, buffers);
+	/* On disk, every thread's views of a pass over whole vectors take at
+	 * most a quarter of the budget; in memory views cost nothing. */
+	p->chunk = RANK_CHUNK;
+	if (p->on_disk) {
+		uint64_t c = p->memory / 4 / ((p->threads + 1) * per_page);
+		p->chunk = c < RANK_CHUNK_MIN ? RANK_CHUNK_MIN : c < RANK_CHUNK ? c : RANK_CHUNK;
+	}
 }
 
 const char *
@@ -807,42 +916,15 @@ rank_temp_file(uint64_t bytes)
 	return fd;
 }
 
-double *
-rank_vector_new(const struct rank_params *p, uint64_t n)
-{
-	if (!p->on_disk)
-		return wa_calloc(n, sizeof(double));
-	int fd = rank_temp_file(n * sizeof(double));
-	void *v = mmap(NULL, n ? n * sizeof(double) : 1, PROT_READ | PROT_WRITE, MAP_SHARED,
-	    fd, 0);
-	if (v == MAP_FAILED)
-		wa_die_errno("%s: cannot map a temporary file", rank_temp_dir());
-	close(fd);
-	return v;
-}
-
 void
-rank_vector_free(const struct rank_params *p, double *v, uint64_t n)
+rank_vector_new(const struct rank_params *p, uint64_t n, struct vec *v)
 {
-	if (!v)
-		return;
-	if (p->on_disk)
-		munmap(v, n ? n * sizeof(double) : 1);
-	else
-		free(v);
-}
-
-void
-rank_release(const struct rank_params *p, const void *v, uint64_t lo, uint64_t hi,
-    size_t size)
-{
-	if (p->on_disk && v && hi > lo)
-		bin_release((const char *)v + lo * size, (hi - lo) * size);
+	vec_new(v, n, sizeof(double), p->on_disk ? rank_temp_file(n * sizeof(double)) : -1);
 }
 
 static void
 engine_open(struct engine *e, const struct graph *g, const struct rank_params *p,
-    struct rank_vectors *v)
+    const struct rank_vectors *v)
 {
 	memset(e, 0, sizeof *e);
 	e->g = g;
@@ -855,8 +937,8 @@ engine_open(struct engine *e, const struct graph *g, const struct rank_params *p
 	e->nt = p->threads ? p->threads : 1;
 	if (e->nt > WA_TEAM_MAX)
 		e->nt = WA_TEAM_MAX;
-	e->outdeg = graph_map(g, GF_OUTDEG, &e->outdeg_map);
-	e->indeg = graph_map(g, GF_INDEG, &e->indeg_map);
+	graph_vec(g, GF_OUTDEG, !p->on_disk, &e->outdeg);
+	graph_vec(g, GF_INDEG, !p->on_disk, &e->indeg);
 	for (uint32_t k = 0; k < g->slices; k++)
 		if (g->bound[k + 1] - g->bound[k] > e->max_slice_nodes)
 			e->max_slice_nodes = g->bound[k + 1] - g->bound[k];
@@ -868,19 +950,19 @@ engine_open(struct engine *e, const struct graph *g, const struct rank_params *p
 		slice_open(g, k, &e->slices[k]);
 		matrix += e->slices[k].words * 4;
 	}
-	uint64_t vec = e->n * page_bytes(g, p, e->imp, e->use, v->e != NULL) +
+	uint64_t vectors = e->n * page_bytes(g, p, e->imp, e->use, v->e != NULL) +
 	    slice_buffer_bytes(g, p, e->imp, e->use) + (p->threads + 1) * p->run_bytes;
-	e->streamed = p->on_disk || vec + matrix > p->memory;
+	e->streamed = p->on_disk || vectors + matrix > p->memory;
 	bool *keep = wa_calloc(g->slices, sizeof *keep);
 	for (uint32_t k = 0; k < g->slices; k++)
 		keep[k] = !e->streamed;
-	graph_check_matrix(g, e->slices, e->outdeg, e->indeg, keep, p->run_bytes);
+	graph_check_matrix(g, e->slices, &e->outdeg, &e->indeg, keep, p->run_bytes);
 	free(keep);
 	if (wa_verbose)
 		wa_warn("%llu pages, %llu links in %u slices; matrix %s (%llu MiB), vectors %llu MiB",
 		    (unsigned long long)e->n, (unsigned long long)g->links, g->slices,
 		    e->streamed ? "read from disk each pass" : "in memory",
-		    (unsigned long long)(matrix >> 20), (unsigned long long)(vec >> 20));
+		    (unsigned long long)(matrix >> 20), (unsigned long long)(vectors >> 20));
 	/* Gauss-Seidel importance: the links between parts by propagation
 	 * blocking, the parts as the slices of the sweep; in memory if the
 	 * budget holds them with the matrix, else in files, the build taking
@@ -888,8 +970,8 @@ engine_open(struct engine *e, const struct graph *g, const struct rank_params *p
 	 * sweeps' buffers are taken. */
 	struct slice *parts;
 	if (propagation_wanted(g, p, e->imp, e->use)) {
-		bool in_memory = !e->streamed && vec + matrix + propagation_bytes(g) <= p->memory;
-		uint64_t held = (p->on_disk ? 0 : vec) + (e->streamed ? 0 : matrix);
+		bool in_memory = !e->streamed && vectors + matrix + propagation_bytes(g) <= p->memory;
+		uint64_t held = (p->on_disk ? 0 : vectors) + (e->streamed ? 0 : matrix);
 		e->propagating = propagation_build(&e->pb, g, p, e->slices, !in_memory,
 		    p->memory - held, &parts);
 		if (e->propagating && !in_memory)
@@ -918,7 +1000,8 @@ engine_open(struct engine *e, const struct graph *g, const struct rank_params *p
 			    (unsigned long long)e->pb.gather_off[np * np], files);
 	}
 	if (wa_verbose && p->on_disk)
-		wa_warn("the vectors do not fit -m: kept in temporary files, paged");
+		wa_warn("the vectors do not fit -m: kept in temporary files, viewed %llu pages "
+		    "at a time", (unsigned long long)p->chunk);
 
 	e->w = wa_calloc(e->nt, sizeof *e->w);
 	for (unsigned t = 0; t < e->nt; t++) {
@@ -937,17 +1020,19 @@ engine_open(struct engine *e, const struct graph *g, const struct rank_params *p
 	wa_team_start(&e->team, e->nt, e->w, sizeof *e->w);
 	if (e->imp) {
 		e->pr = v->importance;
-		e->x = rank_vector_new(p, e->n);
-		if (p->jacobi)
-			e->next = rank_vector_new(p, e->n);
-		else
+		rank_vector_new(p, e->n, &e->x);
+		if (p->jacobi) {
+			rank_vector_new(p, e->n, &e->other);
+			e->next = &e->other;
+		} else {
 			e->x_before = wa_calloc(e->max_slice_nodes, sizeof(double));
+		}
 		if (!p->jacobi && !p->plain)
-			e->before = rank_vector_new(p, e->n);
+			rank_vector_new(p, e->n, &e->before);
 	}
 	if (e->use) {
 		e->u = v->usefulness;
-		e->r = rank_vector_new(p, e->n);
+		rank_vector_new(p, e->n, &e->r);
 		e->y = wa_calloc(e->max_slice_nodes, sizeof *e->y);
 		e->absorbed = wa_calloc(g->slices, sizeof *e->absorbed);
 	}
@@ -970,33 +1055,38 @@ engine_close(struct engine *e)
 	free(e->slices);
 	if (e->propagating)
 		propagation_free(&e->pb);
-	rank_vector_free(e->p, e->x, e->n);
-	rank_vector_free(e->p, e->next, e->n);
-	rank_vector_free(e->p, e->before, e->n);
-	rank_vector_free(e->p, e->r, e->n);
+	vec_free(&e->x);
+	vec_free(&e->other);
+	vec_free(&e->before);
+	vec_free(&e->r);
 	free(e->y);
 	free(e->x_before);
 	free(e->absorbed);
-	bin_map_close(&e->outdeg_map);
-	bin_map_close(&e->indeg_map);
+	vec_free(&e->outdeg);
+	vec_free(&e->indeg);
 }
 
 /* Before the first sweep: every part sends its x whole, and receives. */
 static void
 propagation_begin(struct engine *e)
 {
+	struct span sp;
 	for (uint32_t k = 0; k < e->nslices; k++) {
 		const struct slice *s = &e->slices[k];
-		propagation_send(&e->pb, k, e->x + s->lo);
+		span_open(e, &sp, s->lo, s->hi);
+		propagation_send(&e->pb, k, sp.x, sp.sent);
 		scatter_part(e, s);
-		release_all(e, s->lo, s->hi);
+		span_close(e, &sp);
 	}
 	for (uint32_t k = 0; k < e->nslices; k++) {
 		const struct slice *s = &e->slices[k];
+		span_open(e, &sp, s->lo, s->hi);
+		e->span = &sp;
 		split_parts(e, s, true);
 		run_workers(e, gather_work);
-		propagation_receive(&e->pb, k, e->acc, e->nt);
-		release_all(e, s->lo, s->hi);
+		propagation_receive(&e->pb, k, e->acc, e->nt, sp.received);
+		span_close(e, &sp);
+		e->span = NULL;
 	}
 	propagation_clear(&e->pb);
 }
@@ -1027,7 +1117,7 @@ static bool
 extrapolation_due(const struct engine *e, unsigned it)
 {
 	unsigned since = it - e->extrapolated_at;
-	return e->before && !e->extrapolation_failed && since >= EXTRAPOLATION_GAP &&
+	return vec_exists(&e->before) && !e->extrapolation_failed && since >= EXTRAPOLATION_GAP &&
 	    (since - EXTRAPOLATION_GAP) % 2 == 0;
 }
 
@@ -1077,20 +1167,22 @@ extrapolate_work(void *arg)
 	double sum = 0, dangling = 0;
 	uint64_t first = e->n * w->t / e->nt, end = e->n * (w->t + 1) / e->nt;
 	for (uint64_t lo = first, hi; lo < end; lo = hi) {
-		hi = end - lo < RANK_CHUNK ? end : lo + RANK_CHUNK;
-		for (uint64_t j = lo; j < hi; j++) {
-			double v = e->pr[j] * scale;
-			v += f * (v - e->before[j]);
+		hi = end - lo < e->p->chunk ? end : lo + e->p->chunk;
+		struct span sp;
+		span_open(e, &sp, lo, hi);
+		for (uint64_t i = 0; i < hi - lo; i++) {
+			double v = sp.pr[i] * scale;
+			v += f * (v - sp.before[i]);
 			if (v < 0)
 				v = 0;
 			sum += v;
-			if (!e->outdeg[j])
+			if (!sp.outdeg[i])
 				dangling += v;
-			e->pr[j] = v / scale;
-			if (e->propagating)
-				e->x[j] = e->outdeg[j] ? e->pr[j] / e->outdeg[j] : 0;
+			sp.pr[i] = v / scale;
 		}
-		release_all(e, lo, hi);
+		if (e->propagating)
+			set_contributions(&sp);
+		span_close(e, &sp);
 	}
 	w->extrapolated[0] = sum;
 	w->extrapolated[1] = dangling;
@@ -1119,7 +1211,7 @@ extrapolate(struct engine *e, double mu)
 }
 
 void
-rank_compute(const struct graph *g, const struct rank_params *p, struct rank_vectors *v,
+rank_compute(const struct graph *g, const struct rank_params *p, const struct rank_vectors *v,
     struct rank_result *res)
 {
 	struct engine e;
@@ -1130,7 +1222,7 @@ rank_compute(const struct graph *g, const struct rank_params *p, struct rank_vec
 	if (e.propagating)
 		propagation_begin(&e);
 	if (e.use)	/* from E', as the paper says */
-		copy_vector(&e, e.u, v->e_use);
+		copy_vector(p, e.u, v->e_use);
 
 	struct progress pg;
 	progress_start(&pg, "iterations", p->max_iterations);
@@ -1141,17 +1233,13 @@ rank_compute(const struct graph *g, const struct rank_params *p, struct rank_vec
 		 * it. */
 		e.remembering = extrapolation_wanted(&e, it);
 		e.unscaled = 0;
-		for (uint32_t k = 0; k < e.nslices; k++) {
-			const struct slice *s = &e.slices[k];
-			if (e.use)
-				prepare_usefulness(&e, s, &cu);
-			scan_slice(&e, s, &ci);
-		}
+		for (uint32_t k = 0; k < e.nslices; k++)
+			sweep_slice(&e, &e.slices[k], &ci, &cu);
 		if (e.imp) {
 			if (p->renormalize)
 				finish_renormalized_jacobi(&e, &ci);
 			if (p->jacobi) {
-				double *t = e.pr;
+				struct vec *t = e.pr;
 				e.pr = e.next;
 				e.next = t;
 			}
@@ -1163,7 +1251,7 @@ rank_compute(const struct graph *g, const struct rank_params *p, struct rank_vec
 				e.x_scale *= e.pb.stale_scale;
 				e.dangling *= e.pb.stale_scale;
 			} else {
-				refresh_importance(&e, p->jacobi ? 1 : 1 / vector_sum(&e, e.pr));
+				refresh_importance(&e, p->jacobi ? 1 : 1 / rank_sum(p, e.pr));
 			}
 		}
 		if (e.use && !e.pushing)
@@ -1216,13 +1304,14 @@ rank_compute(const struct graph *g, const struct rank_params *p, struct rank_vec
 	progress_end(&pg);
 	if (e.propagating)
 		for (uint64_t lo = 0, hi; lo < e.n; lo = hi) {
-			hi = chunk_end(&e, lo);
-			for (uint64_t j = lo; j < hi; j++)
-				e.pr[j] *= e.x_scale;
-			release_all(&e, lo, hi);
+			hi = rank_chunk_end(p, e.n, lo);
+			double *pr = vec_view(e.pr, lo, hi, true);
+			for (uint64_t i = 0; i < hi - lo; i++)
+				pr[i] *= e.x_scale;
+			vec_unview(e.pr, pr, lo, hi);
 		}
 	if (e.imp && e.pr != v->importance) {	/* Jacobi ended on the other buffer */
-		copy_vector(&e, v->importance, e.pr);
+		copy_vector(p, v->importance, e.pr);
 		e.next = e.pr;
 		e.pr = v->importance;
 	}
@@ -1230,89 +1319,130 @@ rank_compute(const struct graph *g, const struct rank_params *p, struct rank_vec
 }
 
 void
-rank_jacobi_part(const struct graph *g, const struct rank_params *p, const double *pr,
-    const double *e_vec, uint32_t first, uint32_t end, double *out)
+rank_jacobi_part(const struct graph *g, const struct rank_params *p, const struct vec *pr,
+    const struct vec *e_vec, uint32_t first, uint32_t end, const char *path)
 {
 	struct rank_params jp = *p;
 	jp.jacobi = true;
-	struct rank_vectors v = { .importance = (double *)pr, .e = e_vec };
+	/* Jacobi reads pr, and writes next only. */
+	struct rank_vectors v = { .importance = (struct vec *)pr, .e = e_vec };
 	struct engine e;
 	engine_open(&e, g, &jp, &v);
 	refresh_importance(&e, 1);
-	struct change ch = { 0 };
+	struct change ch = { 0 }, unused = { 0 };
 	for (uint32_t k = first; k < end; k++)
-		scan_slice(&e, &e.slices[k], &ch);
+		sweep_slice(&e, &e.slices[k], &ch, &unused);
 	uint64_t lo = g->bound[first], hi = g->bound[end];
-	memcpy(out, e.next + lo, (hi - lo) * sizeof *out);
+	struct bin_writer *w = bin_create(path, "VEC8", 1);
+	for (uint64_t at = lo, to; at < hi; at = to) {
+		to = rank_chunk_end(p, hi, at);
+		const double *next = vec_view(e.next, at, to, true);
+		bin_write(w, next, (to - at) * sizeof *next);
+		vec_unview(e.next, next, at, to);
+	}
+	/* aux: first id, end id, pages of the whole graph. */
+	const uint64_t aux[3] = { lo, hi, g->nodes };
+	bin_commit(w, hi - lo, aux);
 	engine_close(&e);
 }
 
-bool
-rank_normalize(const struct rank_params *p, double *v, uint64_t n)
+double
+rank_sum(const struct rank_params *p, const struct vec *v)
 {
 	double sum = 0;
-	for (uint64_t lo = 0; lo < n; lo += RANK_CHUNK) {
-		uint64_t hi = n - lo < RANK_CHUNK ? n : lo + RANK_CHUNK;
-		for (uint64_t i = lo; i < hi; i++)
-			sum += v[i];
-		rank_release(p, v, lo, hi, sizeof *v);
+	for (uint64_t lo = 0, hi; lo < v->n; lo = hi) {
+		hi = rank_chunk_end(p, v->n, lo);
+		const double *d = vec_view(v, lo, hi, true);
+		for (uint64_t i = 0; i < hi - lo; i++)
+			sum += d[i];
+		vec_unview(v, d, lo, hi);
 	}
+	return sum;
+}
+
+bool
+rank_normalize(const struct rank_params *p, struct vec *v)
+{
+	double sum = rank_sum(p, v);
 	if (!(sum > 0))
 		return false;
-	for (uint64_t lo = 0; lo < n; lo += RANK_CHUNK) {
-		uint64_t hi = n - lo < RANK_CHUNK ? n : lo + RANK_CHUNK;
-		for (uint64_t i = lo; i < hi; i++)
-			v[i] /= sum;
-		rank_release(p, v, lo, hi, sizeof *v);
+	for (uint64_t lo = 0, hi; lo < v->n; lo = hi) {
+		hi = rank_chunk_end(p, v->n, lo);
+		double *d = vec_view(v, lo, hi, true);
+		for (uint64_t i = 0; i < hi - lo; i++)
+			d[i] /= sum;
+		vec_unview(v, d, lo, hi);
 	}
 	return true;
 }
 
-/* Rows of URL order between two give-backs of vectors touched in id order. */
-#define RELEASE_ROWS 65536
+/* Rows of URL order that one thread formats at a time. */
+#define FORMAT_ROWS 65536
+/* Bytes of the URL table and ids of it viewed at a time. */
+#define URL_VIEW_BYTES ((uint64_t)1 << 20)
+#define ID_VIEW_ROWS ((uint64_t)1 << 16)
 
 /* The graph's URLs in byte order, with their ids: the join key of every
- * url<TAB>score stream. */
+ * url<TAB>score stream, read in order through views. */
 struct url_table {
-	struct bin_map urls, ids;
-	const char *p, *end;
-	const uint32_t *id;
-	uint64_t row;
+	const struct graph *g;
+	struct vec urls, ids;
+	uint64_t pos, row;		/* of the next URL */
+	const char *text;		/* urls [text_lo, text_hi) */
+	uint64_t text_lo, text_hi;
+	const uint32_t *id;		/* ids [id_lo, id_hi) */
+	uint64_t id_lo, id_hi;
 };
 
 static void
 url_table_open(const struct graph *g, struct url_table *t)
 {
-	graph_map(g, GF_URLS, &t->urls);
-	t->id = graph_map(g, GF_URLID, &t->ids);
-	t->p = t->urls.data;
-	t->end = t->p + t->urls.h.payload_bytes;
-	t->row = 0;
+	*t = (struct url_table){ .g = g };
+	graph_vec(g, GF_URLS, false, &t->urls);
+	graph_vec(g, GF_URLID, false, &t->ids);
 }
 
-/* The next URL (length in *len, not NUL-terminated) or NULL at the end. */
+/* The next URL (length in *len, not NUL-terminated, valid until the next
+ * call) or NULL at the end. */
 static const char *
-url_table_next(const struct graph *g, struct url_table *t, size_t *len, uint32_t *id)
+url_table_next(struct url_table *t, size_t *len, uint32_t *id)
 {
-	if (t->p >= t->end)
+	const struct graph *g = t->g;
+	uint64_t bytes = t->urls.n;
+	if (t->pos >= bytes)
 		return NULL;
-	const char *u = t->p, *nl = memchr(u, '\n', (size_t)(t->end - u));
+	if (t->pos + URL_MAX + 1 > t->text_hi && t->text_hi < bytes) {
+		vec_unview(&t->urls, t->text, t->text_lo, t->text_hi);
+		t->text_lo = t->pos;
+		t->text_hi = bytes - t->pos < URL_VIEW_BYTES ? bytes : t->pos + URL_VIEW_BYTES;
+		t->text = vec_view(&t->urls, t->text_lo, t->text_hi, true);
+	}
+	const char *u = t->text + (t->pos - t->text_lo);
+	const char *nl = memchr(u, '\n', (size_t)(t->text_hi - t->pos));
 	if (!nl || t->row >= g->nodes)
 		wa_die("%s/urls: the URL table is malformed at row %llu", g->dir,
 		    (unsigned long long)t->row);
+	if (t->row >= t->id_hi) {
+		vec_unview(&t->ids, t->id, t->id_lo, t->id_hi);
+		t->id_lo = t->row;
+		t->id_hi = g->nodes - t->row < ID_VIEW_ROWS ? g->nodes : t->row + ID_VIEW_ROWS;
+		t->id = vec_view(&t->ids, t->id_lo, t->id_hi, true);
+	}
 	*len = (size_t)(nl - u);
-	*id = t->id[t->row++];
+	*id = t->id[t->row++ - t->id_lo];
 	if (*id >= g->nodes)
 		wa_die("%s/urlid: id %u out of range", g->dir, *id);
-	t->p = nl + 1;
+	t->pos += *len + 1;
 	return u;
 }
 
 static void
 url_table_close(struct url_table *t)
 {
-	bin_map_close(&t->urls);
-	bin_map_close(&t->ids);
+	vec_unview(&t->urls, t->text, t->text_lo, t->text_hi);
+	vec_unview(&t->ids, t->id, t->id_lo, t->id_hi);
+	vec_free(&t->urls);
+	vec_free(&t->ids);
 }
 
 static int
@@ -1325,49 +1455,50 @@ cmp_url(const char *a, size_t alen, const char *b)
 
 uint64_t
 rank_read_scores(const struct graph *g, const struct rank_params *p, const char *path,
-    double *out, uint64_t *unknown)
+    struct vec *out, uint64_t *unknown)
 {
 	struct tsv *in = tsv_open(path, 2, 0, 0);
 	tsv_check_url(in, 0);
 	tsv_check_sorted(in, 0, true);
 	struct url_table t;
 	url_table_open(g, &t);
+	/* Ids come in URL order, not id order. */
+	struct vec_cache score;
+	vec_cache_open(&score, out, p->memory / 8);
 	size_t len = 0;
 	uint32_t id = 0;
-	const char *u = url_table_next(g, &t, &len, &id);
+	const char *u = url_table_next(&t, &len, &id);
 	uint64_t matched = 0;
 	*unknown = 0;
 	while (tsv_next(in)) {
-		/* Ids come in URL order, not id order: give back every page now
-		 * and then when the vector is on disk. */
-		if (p->on_disk && in->rows % RELEASE_ROWS == 0)
-			rank_release(p, out, 0, g->nodes, sizeof *out);
-		double score;
-		if (!parse_double(in->col[1], &score) || score < 0) {
+		double value;
+		if (!parse_double(in->col[1], &value) || value < 0) {
 			tsv_reject(in, "bad score '%.40s' (a number, at least 0)", in->col[1]);
 			continue;
 		}
 		int c;
 		while (u && (c = cmp_url(u, len, in->col[0])) < 0)
-			u = url_table_next(g, &t, &len, &id);
+			u = url_table_next(&t, &len, &id);
 		if (u && c == 0) {
-			out[id] = score;
+			*(double *)vec_cache_at(&score, id) = value;
 			matched++;
 		} else
 			(*unknown)++;
 	}
+	vec_cache_close(&score);
 	url_table_close(&t);
 	tsv_close(in);
 	return matched;
 }
 
-/* Rows that one thread turns into text at a time: the URL and the score
+/* Rows that one thread turns into text at a time: the URLs and the scores
  * are gathered in order, the "%.17g" of every score (most of the time of
  * writing the scores) is done by the threads side by side. */
 struct format_task {
-	const char *url[RELEASE_ROWS];
-	uint32_t len[RELEASE_ROWS];
-	double score[RELEASE_ROWS];
+	char *urls;			/* the rows' URLs, one after another */
+	size_t urls_len, urls_cap;
+	uint32_t len[FORMAT_ROWS];
+	double score[FORMAT_ROWS];
 	unsigned rows;
 	char *text;
 	size_t bytes, cap;
@@ -1378,13 +1509,15 @@ format_rows(void *arg)
 {
 	struct format_task *k = arg;
 	k->bytes = 0;
+	const char *url = k->urls;
 	for (unsigned i = 0; i < k->rows; i++) {
 		size_t need = k->bytes + k->len[i] + 32;
 		if (need > k->cap) {
 			k->cap = need * 2;
 			k->text = wa_realloc(k->text, k->cap);
 		}
-		memcpy(k->text + k->bytes, k->url[i], k->len[i]);
+		memcpy(k->text + k->bytes, url, k->len[i]);
+		url += k->len[i];
 		k->bytes += k->len[i];
 		k->bytes += (size_t)snprintf(k->text + k->bytes, 32, "\t%.17g\n", k->score[i]);
 	}
@@ -1392,13 +1525,15 @@ format_rows(void *arg)
 }
 
 void
-rank_write_scores(const struct graph *g, const struct rank_params *p, const double *score,
+rank_write_scores(const struct graph *g, const struct rank_params *p, const struct vec *score,
     const char *path)
 {
 	struct atomic_file *af = path ? atomic_open(path) : NULL;
 	FILE *f = af ? af->fp : stdout;
 	struct url_table t;
 	url_table_open(g, &t);
+	struct vec_cache cache;
+	vec_cache_open(&cache, score, p->memory / 8);
 	unsigned nt = p->threads > 1 ? (p->threads < 64 ? p->threads : 64) : 1;
 	struct format_task *task = wa_calloc(nt, sizeof *task);
 	pthread_t tid[64];
@@ -1407,15 +1542,21 @@ rank_write_scores(const struct graph *g, const struct rank_params *p, const doub
 			struct format_task *ft = &task[k];
 			size_t len;
 			uint32_t id;
-			for (ft->rows = 0; ft->rows < RELEASE_ROWS; ft->rows++) {
-				const char *u = url_table_next(g, &t, &len, &id);
+			ft->urls_len = 0;
+			for (ft->rows = 0; ft->rows < FORMAT_ROWS; ft->rows++) {
+				const char *u = url_table_next(&t, &len, &id);
 				if (!u) {
 					more = false;
 					break;
 				}
-				ft->url[ft->rows] = u;
+				if (ft->urls_len + len > ft->urls_cap) {
+					ft->urls_cap = (ft->urls_len + len) * 2;
+					ft->urls = wa_realloc(ft->urls, ft->urls_cap);
+				}
+				memcpy(ft->urls + ft->urls_len, u, len);
+				ft->urls_len += len;
 				ft->len[ft->rows] = (uint32_t)len;
-				ft->score[ft->rows] = score[id];
+				ft->score[ft->rows] = *(const double *)vec_cache_at(&cache, id);
 			}
 		}
 		for (unsigned k = 1; k < nt; k++)
@@ -1427,15 +1568,13 @@ rank_write_scores(const struct graph *g, const struct rank_params *p, const doub
 		for (unsigned k = 0; k < nt; k++)
 			if (task[k].bytes)
 				fwrite(task[k].text, 1, task[k].bytes, f);
-		if (p->on_disk) {
-			rank_release(p, score, 0, g->nodes, sizeof *score);
-			bin_release(t.urls.data, (size_t)(t.p - (const char *)t.urls.data));
-			bin_release(t.id, t.row * sizeof *t.id);
-		}
 	}
-	for (unsigned k = 0; k < nt; k++)
+	for (unsigned k = 0; k < nt; k++) {
+		free(task[k].urls);
 		free(task[k].text);
+	}
 	free(task);
+	vec_cache_close(&cache);
 	url_table_close(&t);
 	if (af)
 		atomic_commit(af);
@@ -1444,15 +1583,16 @@ rank_write_scores(const struct graph *g, const struct rank_params *p, const doub
 }
 
 void
-rank_write_vector(const struct rank_params *p, const char *path, const double *v, uint64_t n)
+rank_write_vector(const struct rank_params *p, const char *path, const struct vec *v)
 {
 	struct bin_writer *w = bin_create(path, "VEC8", 1);
-	for (uint64_t lo = 0; lo < n; lo += RANK_CHUNK) {
-		uint64_t hi = n - lo < RANK_CHUNK ? n : lo + RANK_CHUNK;
-		bin_write(w, v + lo, (hi - lo) * sizeof *v);
-		rank_release(p, v, lo, hi, sizeof *v);
+	for (uint64_t lo = 0, hi; lo < v->n; lo = hi) {
+		hi = rank_chunk_end(p, v->n, lo);
+		const double *d = vec_view(v, lo, hi, true);
+		bin_write(w, d, (hi - lo) * sizeof *d);
+		vec_unview(v, d, lo, hi);
 	}
-	bin_commit(w, n, NULL);
+	bin_commit(w, v->n, NULL);
 }
 
 void
@@ -1505,24 +1645,33 @@ rank_option(int opt, const char *arg, struct rank_params *p)
 	return false;
 }
 
-double *
+void
 rank_xml_personalisation(const struct graph *g, const struct rank_params *p,
-    const double *importance)
+    const struct vec *importance, struct vec *e)
 {
-	struct bin_map m;
-	const uint8_t *type = graph_map(g, GF_TYPES, &m);
-	double *e = rank_vector_new(p, g->nodes);
+	struct vec types;
+	graph_vec(g, GF_TYPES, false, &types);
+	rank_vector_new(p, g->nodes, e);
 	uint64_t xml = 0;
-	for (uint64_t i = 0; i < g->nodes; i++)
-		if (type[i] == PAGE_XML) {
-			e[i] = importance ? importance[i] : 1;
-			xml++;
-		}
-	bin_map_close(&m);
+	for (uint64_t lo = 0, hi; lo < g->nodes; lo = hi) {
+		hi = rank_chunk_end(p, g->nodes, lo);
+		const uint8_t *type = vec_view(&types, lo, hi, true);
+		const double *imp = importance ? vec_view(importance, lo, hi, true) : NULL;
+		double *to = vec_view(e, lo, hi, true);
+		for (uint64_t i = 0; i < hi - lo; i++)
+			if (type[i] == PAGE_XML) {
+				to[i] = imp ? imp[i] : 1;
+				xml++;
+			}
+		vec_unview(&types, type, lo, hi);
+		if (imp)
+			vec_unview(importance, imp, lo, hi);
+		vec_unview(e, to, lo, hi);
+	}
+	vec_free(&types);
 	if (!xml)
 		wa_die("%s: no XML pages in the graph, so no usefulness towards them "
 		    "(wa-linkmat -p gives page types)", g->dir);
-	if (!rank_normalize(p, e, g->nodes))
+	if (!rank_normalize(p, e))
 		wa_die("%s: the XML pages all have importance 0", g->dir);
-	return e;
 }

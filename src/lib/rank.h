@@ -41,6 +41,7 @@
 #include <stdint.h>
 
 #include "graph.h"
+#include "vec.h"
 
 enum rank_norm { RANK_L2, RANK_L1 };
 
@@ -57,13 +58,15 @@ struct rank_params {
 	uint64_t memory;		/* -m: bytes the run may use */
 	bool on_disk;			/* set by rank_plan: vectors in files */
 	uint64_t run_bytes;		/* set by rank_plan: matrix read per step */
+	uint64_t chunk;			/* set by rank_plan: pages a pass views at once */
 };
 
+/* The vectors of a run (vec.h); NULL for none. */
 struct rank_vectors {
-	double *importance;		/* N: start vector in, result out; NULL: none */
-	const double *e;		/* N personalisation, NULL for uniform */
-	double *usefulness;		/* N: result out; NULL: none */
-	const double *e_use;		/* N: E', required with usefulness */
+	struct vec *importance;		/* start vector in, result out */
+	const struct vec *e;		/* personalisation; NULL for uniform */
+	struct vec *usefulness;		/* result out */
+	const struct vec *e_use;	/* E', required with usefulness */
 };
 
 struct rank_result {
@@ -73,10 +76,10 @@ struct rank_result {
 };
 
 /* Decides where the vectors live: in memory when they fit -m with the
- * slice buffers, otherwise in unnamed temporary files (in TMPDIR) mapped
- * into memory, whose pages every pass gives back behind it, so that the
- * process stays within -m and the page cache holds what it can.  Dies if
- * even the slice buffers do not fit. */
+ * slice buffers, otherwise in unnamed temporary files (in TMPDIR) of
+ * which each pass maps a view of a range of pages at a time (vec.h), so
+ * that the process stays within -m, in address space too, and the page
+ * cache holds what it can.  Dies if even the slice buffers do not fit. */
 void rank_plan(const struct graph *g, struct rank_params *p, bool importance,
     bool usefulness, bool personalised);
 /* The directory of temporary files: TMPDIR, or /tmp. */
@@ -85,11 +88,13 @@ const char *rank_temp_dir(void);
  * and writing. */
 int rank_temp_file(uint64_t bytes);
 /* A zeroed vector of n doubles where rank_plan said. */
-double *rank_vector_new(const struct rank_params *p, uint64_t n);
-void rank_vector_free(const struct rank_params *p, double *v, uint64_t n);
-/* Gives back the pages of v[lo, hi) (elements of size bytes) when on disk. */
-void rank_release(const struct rank_params *p, const void *v, uint64_t lo, uint64_t hi,
-    size_t size);
+void rank_vector_new(const struct rank_params *p, uint64_t n, struct vec *v);
+/* The end of the chunk of a pass over n pages that begins at lo. */
+static inline uint64_t
+rank_chunk_end(const struct rank_params *p, uint64_t n, uint64_t lo)
+{
+	return n - lo < p->chunk ? n : lo + p->chunk;
+}
 
 /* Long options shared by wa-pagerank and wa-invrank. */
 enum {
@@ -103,35 +108,34 @@ enum {
 void rank_defaults(struct rank_params *p);
 /* Takes -c -e -j -m --norm --jacobi --iterations; false for other options. */
 bool rank_option(int opt, const char *arg, struct rank_params *p);
-/* E' of usefulness: uniform over the XML pages, or their importance. */
-double *rank_xml_personalisation(const struct graph *g, const struct rank_params *p,
-    const double *importance);
-
-/* Passes over whole vectors go in chunks of this many ids, each given
- * back when done if the vectors are on disk. */
-#define RANK_CHUNK ((uint64_t)1 << 20)
+/* E' of usefulness into e: uniform over the XML pages, or their importance. */
+void rank_xml_personalisation(const struct graph *g, const struct rank_params *p,
+    const struct vec *importance, struct vec *e);
 
 void rank_compute(const struct graph *g, const struct rank_params *p,
-    struct rank_vectors *v, struct rank_result *res);
+    const struct rank_vectors *v, struct rank_result *res);
 
 /* One Jacobi step of importance restricted to slices [first, end): from
  * the whole vector pr, the new values of ids [bound[first], bound[end])
- * into out (seed 000 sec. 2.5). */
+ * (seed 000 sec. 2.5), written to path as a VEC8 file whose aux holds
+ * the first id, the end id and the pages of the graph. */
 void rank_jacobi_part(const struct graph *g, const struct rank_params *p,
-    const double *pr, const double *e, uint32_t first, uint32_t end, double *out);
+    const struct vec *pr, const struct vec *e, uint32_t first, uint32_t end,
+    const char *path);
 
 /* Reads url<TAB>score rows sorted by URL into out[id] (out starts zeroed);
  * returns how many matched.  Rows for URLs outside the graph are counted
  * in *unknown. */
 uint64_t rank_read_scores(const struct graph *g, const struct rank_params *p,
-    const char *path, double *out, uint64_t *unknown);
+    const char *path, struct vec *out, uint64_t *unknown);
 /* Writes url<TAB>score for every node, sorted by URL, to path or stdout. */
 void rank_write_scores(const struct graph *g, const struct rank_params *p,
-    const double *score, const char *path);
+    const struct vec *score, const char *path);
 /* Writes the vector in id order as a VEC8 file. */
-void rank_write_vector(const struct rank_params *p, const char *path, const double *v,
-    uint64_t n);
+void rank_write_vector(const struct rank_params *p, const char *path, const struct vec *v);
+/* The sum of v. */
+double rank_sum(const struct rank_params *p, const struct vec *v);
 /* Scales v to sum 1; false if its sum is 0. */
-bool rank_normalize(const struct rank_params *p, double *v, uint64_t n);
+bool rank_normalize(const struct rank_params *p, struct vec *v);
 
 #endif
