@@ -48,7 +48,7 @@ read_vector_file(const struct graph *g, const struct rank_params *p, const char 
 		    (unsigned long long)r.h.count, (unsigned long long)g->nodes);
 	for (uint64_t lo = 0, hi; lo < g->nodes; lo = hi) {
 		hi = rank_chunk_end(p, g->nodes, lo);
-		double *to = vec_view(pr, lo, hi, true);
+		double *to = vec_view(pr, lo, hi, VEC_WRITE);
 		size_t got;
 		for (size_t done = 0; done < (hi - lo) * sizeof *to; done += got) {
 			if ((msg = bin_read(&r, (char *)to + done, (hi - lo) * sizeof *to - done,
@@ -93,7 +93,7 @@ read_start_vector(const struct graph *g, const struct rank_params *p, const char
 	double sum = 0;
 	for (uint64_t lo = 0, hi; lo < n; lo = hi) {
 		hi = rank_chunk_end(p, n, lo);
-		const double *v = vec_view(pr, lo, hi, true);
+		const double *v = vec_view(pr, lo, hi, VEC_READ);
 		for (uint64_t i = 0; i < hi - lo; i++) {
 			if (!(v[i] >= 0))
 				wa_die("%s: value %llu is negative or not a number", path,
@@ -105,8 +105,8 @@ read_start_vector(const struct graph *g, const struct rank_params *p, const char
 	if (sum < 1)
 		for (uint64_t lo = 0, hi; lo < n; lo = hi) {
 			hi = rank_chunk_end(p, n, lo);
-			double *v = vec_view(pr, lo, hi, true);
-			const double *ev = e ? vec_view(e, lo, hi, true) : NULL;
+			double *v = vec_view(pr, lo, hi, VEC_WRITE);
+			const double *ev = e ? vec_view(e, lo, hi, VEC_READ) : NULL;
 			for (uint64_t i = 0; i < hi - lo; i++)
 				v[i] += (1 - sum) * (ev ? ev[i] : 1.0 / n);
 			vec_unview(pr, v, lo, hi);
@@ -136,8 +136,8 @@ start_from_e(const struct graph *g, const struct rank_params *p, struct vec *pr,
 {
 	for (uint64_t lo = 0, hi; lo < g->nodes; lo = hi) {
 		hi = rank_chunk_end(p, g->nodes, lo);
-		double *v = vec_view(pr, lo, hi, true);
-		const double *ev = e ? vec_view(e, lo, hi, true) : NULL;
+		double *v = vec_view(pr, lo, hi, VEC_WRITE);
+		const double *ev = e ? vec_view(e, lo, hi, VEC_READ) : NULL;
 		for (uint64_t i = 0; i < hi - lo; i++)
 			v[i] = ev ? ev[i] : 1.0 / g->nodes;
 		vec_unview(pr, v, lo, hi);

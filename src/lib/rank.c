@@ -141,6 +141,7 @@ struct engine {
 	 * last four sweeps, sweep k at k % 4. */
 	struct vec before;
 	bool remembering;		/* this sweep fills before */
+	bool extrapolating;		/* extrapolate_work reads it */
 	double extrapolation_factor;
 	unsigned extrapolated_at;
 	/* The change two sweeps after the last extrapolation was not below the
@@ -184,14 +185,19 @@ span_open(const struct engine *e, struct span *sp, uint64_t lo, uint64_t hi)
 {
 	const struct vec *pb_sent = e->propagating ? &e->pb.sent : NULL;
 	const struct vec *pb_received = e->propagating ? &e->pb.received : NULL;
-#define VIEW(v) ((v) && vec_exists(v) ? vec_view((v), lo, hi, true) : NULL)
+	/* before only when filled or read; E, E' and the degrees are read only. */
+	bool before = e->remembering || e->extrapolating;
+#define VIEW(v, use) ((v) && vec_exists(v) ? vec_view((v), lo, hi, (use)) : NULL)
 	*sp = (struct span){
 		.lo = lo, .hi = hi,
-		.pr = VIEW(e->pr), .x = VIEW(&e->x), .next = VIEW(e->next),
-		.before = VIEW(&e->before), .u = VIEW(e->u), .r = VIEW(&e->r),
-		.sent = VIEW(pb_sent), .received = VIEW(pb_received),
-		.e = VIEW(e->v->e), .e_use = VIEW(e->v->e_use),
-		.outdeg = VIEW(&e->outdeg), .indeg = VIEW(&e->indeg),
+		.pr = VIEW(e->pr, VEC_WRITE), .x = VIEW(&e->x, VEC_WRITE),
+		.next = VIEW(e->next, VEC_WRITE),
+		.before = before ? VIEW(&e->before, VEC_WRITE) : NULL,
+		.u = VIEW(e->u, VEC_WRITE), .r = VIEW(&e->r, VEC_WRITE),
+		.sent = VIEW(pb_sent, VEC_WRITE), .received = VIEW(pb_received, VEC_WRITE),
+		.e = VIEW(e->v->e, VEC_READ), .e_use = VIEW(e->v->e_use, VEC_READ),
+		.outdeg = VIEW(&e->outdeg, VEC_READ),
+		.indeg = e->use ? VIEW(&e->indeg, VEC_READ) : NULL,
 	};
 #undef VIEW
 }
@@ -249,8 +255,8 @@ source_window_move(const struct engine *e, struct source_window *w, uint64_t src
 	uint64_t pages = e->p->run_bytes / sizeof(double);
 	w->lo = src;
 	w->hi = e->n - src < pages ? e->n : src + pages;
-	w->x = e->imp ? vec_view(&e->x, w->lo, w->hi, false) : NULL;
-	w->r = e->use ? vec_view(&e->r, w->lo, w->hi, false) : NULL;
+	w->x = e->imp ? vec_view(&e->x, w->lo, w->hi, VEC_SPARSE) : NULL;
+	w->r = e->use ? vec_view(&e->r, w->lo, w->hi, VEC_SPARSE) : NULL;
 }
 
 static void
@@ -259,8 +265,8 @@ source_window_open(const struct engine *e, struct source_window *w)
 	*w = (struct source_window){ 0 };
 	if (!e->p->on_disk)	/* the whole vectors, at no cost */
 		*w = (struct source_window){ .lo = 0, .hi = e->n,
-		    .x = e->imp ? vec_view(&e->x, 0, e->n, false) : NULL,
-		    .r = e->use ? vec_view(&e->r, 0, e->n, false) : NULL };
+		    .x = e->imp ? vec_view(&e->x, 0, e->n, VEC_SPARSE) : NULL,
+		    .r = e->use ? vec_view(&e->r, 0, e->n, VEC_SPARSE) : NULL };
 }
 
 static void
@@ -814,8 +820,8 @@ copy_vector(const struct rank_params *p, struct vec *dst, const struct vec *src)
 {
 	for (uint64_t lo = 0, hi; lo < src->n; lo = hi) {
 		hi = rank_chunk_end(p, src->n, lo);
-		double *to = vec_view(dst, lo, hi, true);
-		const double *from = vec_view(src, lo, hi, true);
+		double *to = vec_view(dst, lo, hi, VEC_WRITE);
+		const double *from = vec_view(src, lo, hi, VEC_READ);
 		memcpy(to, from, (hi - lo) * sizeof *to);
 		vec_unview(dst, to, lo, hi);
 		vec_unview(src, from, lo, hi);
@@ -1195,7 +1201,9 @@ static void
 extrapolate(struct engine *e, double mu)
 {
 	e->extrapolation_factor = mu / (1 - mu);
+	e->extrapolating = true;
 	run_workers(e, extrapolate_work);
+	e->extrapolating = false;
 	double sum = 0, dangling = 0;
 	for (unsigned t = 0; t < e->nt; t++) {
 		sum += e->w[t].extrapolated[0];
@@ -1305,7 +1313,7 @@ rank_compute(const struct graph *g, const struct rank_params *p, const struct ra
 	if (e.propagating)
 		for (uint64_t lo = 0, hi; lo < e.n; lo = hi) {
 			hi = rank_chunk_end(p, e.n, lo);
-			double *pr = vec_view(e.pr, lo, hi, true);
+			double *pr = vec_view(e.pr, lo, hi, VEC_WRITE);
 			for (uint64_t i = 0; i < hi - lo; i++)
 				pr[i] *= e.x_scale;
 			vec_unview(e.pr, pr, lo, hi);
@@ -1336,7 +1344,7 @@ rank_jacobi_part(const struct graph *g, const struct rank_params *p, const struc
 	struct bin_writer *w = bin_create(path, "VEC8", 1);
 	for (uint64_t at = lo, to; at < hi; at = to) {
 		to = rank_chunk_end(p, hi, at);
-		const double *next = vec_view(e.next, at, to, true);
+		const double *next = vec_view(e.next, at, to, VEC_READ);
 		bin_write(w, next, (to - at) * sizeof *next);
 		vec_unview(e.next, next, at, to);
 	}
@@ -1352,7 +1360,7 @@ rank_sum(const struct rank_params *p, const struct vec *v)
 	double sum = 0;
 	for (uint64_t lo = 0, hi; lo < v->n; lo = hi) {
 		hi = rank_chunk_end(p, v->n, lo);
-		const double *d = vec_view(v, lo, hi, true);
+		const double *d = vec_view(v, lo, hi, VEC_READ);
 		for (uint64_t i = 0; i < hi - lo; i++)
 			sum += d[i];
 		vec_unview(v, d, lo, hi);
@@ -1368,7 +1376,7 @@ rank_normalize(const struct rank_params *p, struct vec *v)
 		return false;
 	for (uint64_t lo = 0, hi; lo < v->n; lo = hi) {
 		hi = rank_chunk_end(p, v->n, lo);
-		double *d = vec_view(v, lo, hi, true);
+		double *d = vec_view(v, lo, hi, VEC_WRITE);
 		for (uint64_t i = 0; i < hi - lo; i++)
 			d[i] /= sum;
 		vec_unview(v, d, lo, hi);
@@ -1415,7 +1423,7 @@ url_table_next(struct url_table *t, size_t *len, uint32_t *id)
 		vec_unview(&t->urls, t->text, t->text_lo, t->text_hi);
 		t->text_lo = t->pos;
 		t->text_hi = bytes - t->pos < URL_VIEW_BYTES ? bytes : t->pos + URL_VIEW_BYTES;
-		t->text = vec_view(&t->urls, t->text_lo, t->text_hi, true);
+		t->text = vec_view(&t->urls, t->text_lo, t->text_hi, VEC_READ);
 	}
 	const char *u = t->text + (t->pos - t->text_lo);
 	const char *nl = memchr(u, '\n', (size_t)(t->text_hi - t->pos));
@@ -1426,7 +1434,7 @@ url_table_next(struct url_table *t, size_t *len, uint32_t *id)
 		vec_unview(&t->ids, t->id, t->id_lo, t->id_hi);
 		t->id_lo = t->row;
 		t->id_hi = g->nodes - t->row < ID_VIEW_ROWS ? g->nodes : t->row + ID_VIEW_ROWS;
-		t->id = vec_view(&t->ids, t->id_lo, t->id_hi, true);
+		t->id = vec_view(&t->ids, t->id_lo, t->id_hi, VEC_READ);
 	}
 	*len = (size_t)(nl - u);
 	*id = t->id[t->row++ - t->id_lo];
@@ -1588,7 +1596,7 @@ rank_write_vector(const struct rank_params *p, const char *path, const struct ve
 	struct bin_writer *w = bin_create(path, "VEC8", 1);
 	for (uint64_t lo = 0, hi; lo < v->n; lo = hi) {
 		hi = rank_chunk_end(p, v->n, lo);
-		const double *d = vec_view(v, lo, hi, true);
+		const double *d = vec_view(v, lo, hi, VEC_READ);
 		bin_write(w, d, (hi - lo) * sizeof *d);
 		vec_unview(v, d, lo, hi);
 	}
@@ -1655,9 +1663,9 @@ rank_xml_personalisation(const struct graph *g, const struct rank_params *p,
 	uint64_t xml = 0;
 	for (uint64_t lo = 0, hi; lo < g->nodes; lo = hi) {
 		hi = rank_chunk_end(p, g->nodes, lo);
-		const uint8_t *type = vec_view(&types, lo, hi, true);
-		const double *imp = importance ? vec_view(importance, lo, hi, true) : NULL;
-		double *to = vec_view(e, lo, hi, true);
+		const uint8_t *type = vec_view(&types, lo, hi, VEC_READ);
+		const double *imp = importance ? vec_view(importance, lo, hi, VEC_READ) : NULL;
+		double *to = vec_view(e, lo, hi, VEC_WRITE);
 		for (uint64_t i = 0; i < hi - lo; i++)
 			if (type[i] == PAGE_XML) {
 				to[i] = imp ? imp[i] : 1;

@@ -59,7 +59,7 @@ mapping(const struct vec *v, uint64_t lo, uint64_t hi, uint64_t *at)
 }
 
 void *
-vec_view(const struct vec *v, uint64_t lo, uint64_t hi, bool dense)
+vec_view(const struct vec *v, uint64_t lo, uint64_t hi, enum vec_use use)
 {
 	if (!vec_on_disk(v))
 		return v->mem + lo * v->size;
@@ -68,11 +68,15 @@ vec_view(const struct vec *v, uint64_t lo, uint64_t hi, bool dense)
 	uint64_t at;
 	size_t len = mapping(v, lo, hi, &at);
 	int prot = PROT_READ | (v->writable ? PROT_WRITE : 0);
-	char *m = mmap(NULL, len, prot, MAP_SHARED | (dense ? MAP_POPULATE : 0), v->fd,
-	    (off_t)at);
+	char *m = mmap(NULL, len, prot, MAP_SHARED, v->fd, (off_t)at);
 	if (m == MAP_FAILED)
 		wa_die_errno("%s: cannot map %llu KiB of it", v->name,
 		    (unsigned long long)(len >> 10));
+	/* Advice only (Linux 5.14).  MAP_POPULATE would map a shared file's
+	 * pages for reading alone, and each first write would still fault. */
+	if (use != VEC_SPARSE)
+		(void)madvise(m, len, use == VEC_WRITE && v->writable ? MADV_POPULATE_WRITE :
+		    MADV_POPULATE_READ);
 	return m + (v->offset + lo * v->size - at);
 }
 
@@ -113,7 +117,7 @@ vec_cache_miss(struct vec_cache *c, uint64_t b)
 		vec_unview(c->v, c->view[slot], lo, block_end(c->v, lo));
 	}
 	uint64_t lo = b * VEC_CACHE_BLOCK;
-	c->view[slot] = vec_view(c->v, lo, block_end(c->v, lo), false);
+	c->view[slot] = vec_view(c->v, lo, block_end(c->v, lo), VEC_SPARSE);
 	c->block[slot] = b;
 	return c->view[slot];
 }

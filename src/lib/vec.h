@@ -53,9 +53,12 @@ vec_on_disk(const struct vec *v)
 	return v->mem == NULL;
 }
 
-/* Values [lo, hi): a pointer to value lo.  dense: every value will be
- * touched, so a file's pages are mapped at once, not a fault each. */
-void *vec_view(const struct vec *v, uint64_t lo, uint64_t hi, bool dense);
+/* How a view will be used: a file's pages are mapped as they are touched
+ * (sparse), or at once, not a fault each, when every value will be read,
+ * or written (which makes every page dirty). */
+enum vec_use { VEC_SPARSE, VEC_READ, VEC_WRITE };
+/* Values [lo, hi): a pointer to value lo. */
+void *vec_view(const struct vec *v, uint64_t lo, uint64_t hi, enum vec_use use);
 /* Ends a view of [lo, hi) (NULL: none); its writes stay in the file. */
 void vec_unview(const struct vec *v, const void *view, uint64_t lo, uint64_t hi);
 

@@ -40,7 +40,7 @@ write_and_check(struct vec *v, uint64_t step_write, uint64_t step_read)
 {
 	for (uint64_t lo = 0; lo < v->n; lo += step_write) {
 		uint64_t hi = v->n - lo < step_write ? v->n : lo + step_write;
-		double *d = vec_view(v, lo, hi, lo % 2);
+		double *d = vec_view(v, lo, hi, lo % 2 ? VEC_WRITE : VEC_SPARSE);
 		for (uint64_t i = lo; i < hi; i++)
 			d[i - lo] = value(i);
 		vec_unview(v, d, lo, hi);
@@ -48,7 +48,7 @@ write_and_check(struct vec *v, uint64_t step_write, uint64_t step_read)
 	uint64_t wrong = 0;
 	for (uint64_t lo = 0; lo < v->n; lo += step_read) {
 		uint64_t hi = v->n - lo < step_read ? v->n : lo + step_read;
-		const double *d = vec_view(v, lo, hi, true);
+		const double *d = vec_view(v, lo, hi, VEC_READ);
 		for (uint64_t i = lo; i < hi; i++)
 			wrong += d[i - lo] != value(i);
 		vec_unview(v, d, lo, hi);
@@ -62,7 +62,7 @@ test_file_views(void)
 	struct vec v;
 	vec_new(&v, N, sizeof(double), temp_file(N * sizeof(double)));
 	ok(vec_exists(&v) && vec_on_disk(&v), "a vector in a file is on disk");
-	const double *z = vec_view(&v, 5, 9000, true);
+	const double *z = vec_view(&v, 5, 9000, VEC_READ);
 	bool zero = true;
 	for (uint64_t i = 0; i < 8995; i++)
 		zero &= z[i] == 0;
@@ -70,18 +70,18 @@ test_file_views(void)
 	ok(zero, "a new vector in a file reads as zeros");
 	ok(write_and_check(&v, 777, 4099) == 0,
 	    "written in views of 777 values, read back in views of 4099");
-	ok(vec_view(&v, 7, 7, true) == NULL, "an empty view of a file is none");
+	ok(vec_view(&v, 7, 7, VEC_READ) == NULL, "an empty view of a file is none");
 
 	/* Two views of overlapping ranges: the window of one thread and the
 	 * span of another over the same pages. */
-	double *a = vec_view(&v, 1000, 3000, false), *b = vec_view(&v, 2500, 6000, true);
+	double *a = vec_view(&v, 1000, 3000, VEC_SPARSE), *b = vec_view(&v, 2500, 6000, VEC_READ);
 	a[2600 - 1000] = -1;
 	b[2700 - 2500] = -2;
 	ok(b[2600 - 2500] == -1 && a[2700 - 1000] == -2 && a[2599 - 1000] == value(2599),
 	    "two views of one range see each other's writes");
 	vec_unview(&v, a, 1000, 3000);
 	vec_unview(&v, b, 2500, 6000);
-	const double *c = vec_view(&v, 2600, 2701, false);
+	const double *c = vec_view(&v, 2600, 2701, VEC_SPARSE);
 	ok(c[0] == -1 && c[100] == -2, "and the writes are in the file after both end");
 	vec_unview(&v, c, 2600, 2701);
 	vec_free(&v);
@@ -96,7 +96,7 @@ test_memory_views(void)
 	struct vec v;
 	vec_new(&v, N, sizeof(double), -1);
 	ok(vec_exists(&v) && !vec_on_disk(&v), "a vector in memory is not on disk");
-	ok((char *)vec_view(&v, 12345, 20000, true) == v.mem + 12345 * sizeof(double),
+	ok((char *)vec_view(&v, 12345, 20000, VEC_READ) == v.mem + 12345 * sizeof(double),
 	    "a view in memory is the vector from its first value");
 	ok(write_and_check(&v, 999, 65536) == 0, "written and read back in views");
 	vec_free(&v);
@@ -121,12 +121,12 @@ test_read_only_file(void)
 	uint64_t wrong = 0;
 	for (uint64_t lo = 1; lo < n; lo += 3001) {
 		uint64_t hi = n - lo < 3001 ? n : lo + 3001;
-		const uint32_t *d = vec_view(&v, lo, hi, true);
+		const uint32_t *d = vec_view(&v, lo, hi, VEC_READ);
 		for (uint64_t i = lo; i < hi; i++)
 			wrong += d[i - lo] != 3 * i + 7;
 		vec_unview(&v, d, lo, hi);
 	}
-	const uint32_t *last = vec_view(&v, n - 1, n, false);
+	const uint32_t *last = vec_view(&v, n - 1, n, VEC_SPARSE);
 	ok(wrong == 0 && *last == 3 * (n - 1) + 7,
 	    "a read-only file viewed after its header, from value 1 in steps of 3001");
 	vec_unview(&v, last, n - 1, n);
@@ -165,7 +165,7 @@ test_cache(uint64_t bytes, const char *what)
 	wrong = 0;
 	for (int k = 0; k < 20000; k++) {
 		uint64_t i = next_random(&state) % N;
-		const double *d = vec_view(&v, i, i + 1, false);
+		const double *d = vec_view(&v, i, i + 1, VEC_SPARSE);
 		wrong += *d != -value(i);
 		vec_unview(&v, d, i, i + 1);
 	}
