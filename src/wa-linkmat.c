@@ -1914,96 +1914,95 @@ build(const char *graph, char **files, int nfiles)
 		graph_close(&b.old);
 }
 
-/* The URL of id in a mapped URL table. */
-static const char *
-dump_url(const struct graph *g, const struct bin_map *urls, const uint64_t *off, uint64_t id,
-    int *len)
-{
-	const char *base = urls->data;
-	uint64_t bytes = urls->h.payload_bytes;
-	const char *nl = off[id] < bytes ? memchr(base + off[id], '\n', bytes - off[id]) : NULL;
-	if (!nl)
-		wa_die("%s/urloff: offset %" PRIu64 " of id %" PRIu64 " is no URL", g->dir, off[id],
-		    id);
-	*len = (int)(nl - (base + off[id]));
-	return base + off[id];
-}
-
 /* --dump: every link as src<TAB>dst through GNU sort, after graph.c has
- * checked the whole matrix against the degrees. */
+ * checked the whole matrix against the degrees.  The URLs come by id,
+ * the offsets through a cache of views of a sixteenth of the budget. */
 static void
 dump_links(const char *dir)
 {
 	struct graph g;
-	struct bin_map urls, urloff;
 	struct vec outdeg, indeg;
 	graph_open(&g, dir);
-	graph_map(&g, GF_URLS, &urls);
-	const uint64_t *off = graph_map(&g, GF_URLOFF, &urloff);
 	graph_vec(&g, GF_OUTDEG, false, &outdeg);
 	graph_vec(&g, GF_INDEG, false, &indeg);
 	struct slice *sl = wa_calloc(g.slices, sizeof *sl);
 	for (uint32_t k = 0; k < g.slices; k++)
 		slice_open(&g, k, &sl[k]);
 	graph_check_matrix(&g, sl, &outdeg, &indeg, NULL, 8u << 20);
+	vec_free(&outdeg);
+	vec_free(&indeg);
 
+	struct url_lookup urls;
+	url_lookup_open(&g, &urls, budget / 16);
+	char su[URL_BUFSIZE], du[URL_BUFSIZE];
 	struct sorter so;
 	fflush(stdout);
 	sorter_start(&so, "links", budget / 2, nthreads, NULL, false, STDOUT_FILENO);
+	uint32_t *buf = NULL;
+	size_t cap = 0;
 	for (uint32_t k = 0; k < g.slices; k++) {
 		struct slice *s = &sl[k];
-		slice_load(s);
-		for (uint64_t b = 0; b < s->blocks; b++) {
-			const uint32_t *p = s->data + s->block_off[b];
-			const uint32_t *end = s->data + s->block_off[b + 1];
-			bool internal = b >= s->external_blocks;
-			uint64_t major = s->block_first[b];
-			while (p < end) {
-				uint64_t minor = s->lo + slice_word(&p, &major, s->bits);
-				int slen, dlen;
-				const char *su = dump_url(&g, &urls, off, internal ? minor : major, &slen);
-				const char *du = dump_url(&g, &urls, off, internal ? major : minor, &dlen);
-				fprintf(so.in, "%.*s\t%.*s\n", slen, su, dlen, du);
+		for (uint64_t b0 = 0, b1; b0 < s->blocks; b0 = b1) {
+			b1 = slice_read_run(s, b0, s->blocks, 8u << 20, &buf, &cap);
+			const uint32_t *p = buf;
+			for (uint64_t b = b0; b < b1; b++) {
+				const uint32_t *end = buf + (s->block_off[b + 1] - s->block_off[b0]);
+				bool internal = b >= s->external_blocks;
+				uint64_t major = s->block_first[b];
+				while (p < end) {
+					uint64_t minor = s->lo + slice_word(&p, &major, s->bits);
+					size_t slen = url_lookup(&urls, internal ? minor : major, su);
+					size_t dlen = url_lookup(&urls, internal ? major : minor, du);
+					fprintf(so.in, "%.*s\t%.*s\n", (int)slen, su, (int)dlen, du);
+				}
 			}
 		}
 		slice_close(s);
 	}
+	free(buf);
 	sorter_close_input(&so);
 	sorter_finish(&so);
 	free(sl);
-	bin_map_close(&urls);
-	bin_map_close(&urloff);
-	vec_free(&outdeg);
-	vec_free(&indeg);
+	url_lookup_close(&urls);
 	graph_close(&g);
 }
 
-/* --dump-nodes: url, type, outdeg, indeg and id, in URL order. */
+/* --dump-nodes: url, type, outdeg, indeg and id, in URL order; the
+ * per-node files by id, through caches of views of a sixteenth of the
+ * budget each. */
 static void
 dump_nodes(const char *dir)
 {
 	struct graph g;
-	struct bin_map urls, urlid, types, outdeg, indeg;
 	graph_open(&g, dir);
-	const char *p = graph_map(&g, GF_URLS, &urls), *end = p + urls.h.payload_bytes;
-	const uint32_t *ids = graph_map(&g, GF_URLID, &urlid);
-	const uint8_t *type = graph_map(&g, GF_TYPES, &types);
-	const uint32_t *od = graph_map(&g, GF_OUTDEG, &outdeg);
-	const uint32_t *id = graph_map(&g, GF_INDEG, &indeg);
-	for (uint64_t i = 0; i < g.nodes; i++) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		uint32_t n = ids[i];
-		if (!nl || n >= g.nodes || type[n] >= PAGE_TYPES)
-			wa_die("%s: the URL table is malformed at row %" PRIu64, dir, i);
-		printf("%.*s\t%s\t%" PRIu32 "\t%" PRIu32 "\t%" PRIu32 "\n", (int)(nl - p), p,
-		    page_type_names[type[n]], od[n], id[n], n);
-		p = nl + 1;
+	struct url_table t;
+	url_table_open(&g, &t);
+	struct vec types, outdeg, indeg;
+	graph_vec(&g, GF_TYPES, false, &types);
+	graph_vec(&g, GF_OUTDEG, false, &outdeg);
+	graph_vec(&g, GF_INDEG, false, &indeg);
+	struct vec_cache type, od, id;
+	vec_cache_open(&type, &types, budget / 16);
+	vec_cache_open(&od, &outdeg, budget / 16);
+	vec_cache_open(&id, &indeg, budget / 16);
+	const char *url;
+	size_t len;
+	uint32_t n;
+	while ((url = url_table_next(&t, &len, &n))) {
+		uint8_t ty = *(const uint8_t *)vec_cache_at(&type, n);
+		if (ty >= PAGE_TYPES)
+			wa_die("%s/types: type %u of id %" PRIu32 " is unknown", dir, ty, n);
+		printf("%.*s\t%s\t%" PRIu32 "\t%" PRIu32 "\t%" PRIu32 "\n", (int)len, url,
+		    page_type_names[ty], *(const uint32_t *)vec_cache_at(&od, n),
+		    *(const uint32_t *)vec_cache_at(&id, n), n);
 	}
-	bin_map_close(&urls);
-	bin_map_close(&urlid);
-	bin_map_close(&types);
-	bin_map_close(&outdeg);
-	bin_map_close(&indeg);
+	vec_cache_close(&type);
+	vec_cache_close(&od);
+	vec_cache_close(&id);
+	vec_free(&types);
+	vec_free(&outdeg);
+	vec_free(&indeg);
+	url_table_close(&t);
 	graph_close(&g);
 }
 

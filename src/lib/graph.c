@@ -1,4 +1,5 @@
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,6 +9,7 @@
 
 #include "graph.h"
 #include "msg.h"
+#include "url.h"
 
 const char *const page_type_names[PAGE_TYPES] = {
 	"-", "html", "xml", "dtd", "other", "error", "xml-suspect",
@@ -430,4 +432,89 @@ graph_slices_for_budget(uint64_t nodes, uint64_t budget)
 		per_slice = budget / 96 ? budget / 96 : 1;
 	uint64_t s = (nodes + per_slice - 1) / per_slice;
 	return s ? (uint32_t)s : 1;
+}
+
+/* Bytes of the URL table and ids of it viewed at a time. */
+#define URL_VIEW_BYTES ((uint64_t)1 << 20)
+#define ID_VIEW_ROWS ((uint64_t)1 << 16)
+
+void
+url_table_open(const struct graph *g, struct url_table *t)
+{
+	*t = (struct url_table){ .g = g };
+	graph_vec(g, GF_URLS, false, &t->urls);
+	graph_vec(g, GF_URLID, false, &t->ids);
+}
+
+const char *
+url_table_next(struct url_table *t, size_t *len, uint32_t *id)
+{
+	const struct graph *g = t->g;
+	uint64_t bytes = t->urls.n;
+	if (t->pos >= bytes)
+		return NULL;
+	if (t->pos + URL_MAX + 1 > t->text_hi && t->text_hi < bytes) {
+		vec_unview(&t->urls, t->text, t->text_lo, t->text_hi);
+		t->text_lo = t->pos;
+		t->text_hi = bytes - t->pos < URL_VIEW_BYTES ? bytes : t->pos + URL_VIEW_BYTES;
+		t->text = vec_view(&t->urls, t->text_lo, t->text_hi, VEC_READ);
+	}
+	const char *u = t->text + (t->pos - t->text_lo);
+	const char *nl = memchr(u, '\n', (size_t)(t->text_hi - t->pos));
+	if (!nl || t->row >= g->nodes)
+		wa_die("%s/urls: the URL table is malformed at row %llu", g->dir,
+		    (unsigned long long)t->row);
+	if (t->row >= t->id_hi) {
+		vec_unview(&t->ids, t->id, t->id_lo, t->id_hi);
+		t->id_lo = t->row;
+		t->id_hi = g->nodes - t->row < ID_VIEW_ROWS ? g->nodes : t->row + ID_VIEW_ROWS;
+		t->id = vec_view(&t->ids, t->id_lo, t->id_hi, VEC_READ);
+	}
+	*len = (size_t)(nl - u);
+	*id = t->id[t->row++ - t->id_lo];
+	if (*id >= g->nodes)
+		wa_die("%s/urlid: id %u out of range", g->dir, *id);
+	t->pos += *len + 1;
+	return u;
+}
+
+void
+url_table_close(struct url_table *t)
+{
+	vec_unview(&t->urls, t->text, t->text_lo, t->text_hi);
+	vec_unview(&t->ids, t->id, t->id_lo, t->id_hi);
+	vec_free(&t->urls);
+	vec_free(&t->ids);
+}
+
+void
+url_lookup_open(const struct graph *g, struct url_lookup *l, uint64_t cache_bytes)
+{
+	*l = (struct url_lookup){ .g = g };
+	graph_vec(g, GF_URLS, false, &l->urls);
+	graph_vec(g, GF_URLOFF, false, &l->off);
+	vec_cache_open(&l->cache, &l->off, cache_bytes);
+}
+
+size_t
+url_lookup(struct url_lookup *l, uint64_t id, char buf[URL_BUFSIZE])
+{
+	uint64_t off = *(const uint64_t *)vec_cache_at(&l->cache, id);
+	ssize_t got = off < l->urls.n ? pread(l->urls.fd, buf, URL_BUFSIZE,
+	    (off_t)(l->urls.offset + off)) : 0;
+	if (got < 0)
+		wa_die_errno("%s: read error", l->urls.name);
+	const char *nl = memchr(buf, '\n', (size_t)got);
+	if (!nl)
+		wa_die("%s/urloff: offset %" PRIu64 " of id %" PRIu64 " is no URL", l->g->dir, off,
+		    id);
+	return (size_t)(nl - buf);
+}
+
+void
+url_lookup_close(struct url_lookup *l)
+{
+	vec_cache_close(&l->cache);
+	vec_free(&l->off);
+	vec_free(&l->urls);
 }

@@ -46,6 +46,7 @@
 #include <stdint.h>
 
 #include "binfile.h"
+#include "url.h"
 #include "vec.h"
 
 #define GRAPH_VERSION 2
@@ -141,6 +142,37 @@ unsigned slice_bits(uint64_t pages);
  * of about run_bytes. */
 void graph_check_matrix(const struct graph *g, struct slice *slices,
     const struct vec *outdeg, const struct vec *indeg, const bool *keep, uint64_t run_bytes);
+
+/* The graph's URLs in byte order, with their ids: the join key of every
+ * url<TAB>score stream, read in order through views of the URL table. */
+struct url_table {
+	const struct graph *g;
+	struct vec urls, ids;
+	uint64_t pos, row;		/* of the next URL */
+	const char *text;		/* urls [text_lo, text_hi) */
+	uint64_t text_lo, text_hi;
+	const uint32_t *id;		/* ids [id_lo, id_hi) */
+	uint64_t id_lo, id_hi;
+};
+
+void url_table_open(const struct graph *g, struct url_table *t);
+/* The next URL (length in *len, not NUL-terminated, valid until the next
+ * call) and its id, or NULL at the end.  Dies on a malformed table. */
+const char *url_table_next(struct url_table *t, size_t *len, uint32_t *id);
+void url_table_close(struct url_table *t);
+
+/* URLs by id, at random: the offsets through a cache of views of at most
+ * cache_bytes, each URL read with one pread. */
+struct url_lookup {
+	const struct graph *g;
+	struct vec urls, off;
+	struct vec_cache cache;
+};
+
+void url_lookup_open(const struct graph *g, struct url_lookup *l, uint64_t cache_bytes);
+/* The URL of id into buf (not NUL-terminated); returns its length. */
+size_t url_lookup(struct url_lookup *l, uint64_t id, char buf[URL_BUFSIZE]);
+void url_lookup_close(struct url_lookup *l);
 
 /* The number of slices for a memory budget of wa-pagerank (-m). */
 uint32_t graph_slices_for_budget(uint64_t nodes, uint64_t budget);

@@ -14,7 +14,6 @@
 #include "rank.h"
 #include "thread.h"
 #include "tsv.h"
-#include "url.h"
 #include "opt.h"
 
 /* A thread reads a streamed slice in runs of blocks of at most this size,
@@ -1386,73 +1385,6 @@ rank_normalize(const struct rank_params *p, struct vec *v)
 
 /* Rows of URL order that one thread formats at a time. */
 #define FORMAT_ROWS 65536
-/* Bytes of the URL table and ids of it viewed at a time. */
-#define URL_VIEW_BYTES ((uint64_t)1 << 20)
-#define ID_VIEW_ROWS ((uint64_t)1 << 16)
-
-/* The graph's URLs in byte order, with their ids: the join key of every
- * url<TAB>score stream, read in order through views. */
-struct url_table {
-	const struct graph *g;
-	struct vec urls, ids;
-	uint64_t pos, row;		/* of the next URL */
-	const char *text;		/* urls [text_lo, text_hi) */
-	uint64_t text_lo, text_hi;
-	const uint32_t *id;		/* ids [id_lo, id_hi) */
-	uint64_t id_lo, id_hi;
-};
-
-static void
-url_table_open(const struct graph *g, struct url_table *t)
-{
-	*t = (struct url_table){ .g = g };
-	graph_vec(g, GF_URLS, false, &t->urls);
-	graph_vec(g, GF_URLID, false, &t->ids);
-}
-
-/* The next URL (length in *len, not NUL-terminated, valid until the next
- * call) or NULL at the end. */
-static const char *
-url_table_next(struct url_table *t, size_t *len, uint32_t *id)
-{
-	const struct graph *g = t->g;
-	uint64_t bytes = t->urls.n;
-	if (t->pos >= bytes)
-		return NULL;
-	if (t->pos + URL_MAX + 1 > t->text_hi && t->text_hi < bytes) {
-		vec_unview(&t->urls, t->text, t->text_lo, t->text_hi);
-		t->text_lo = t->pos;
-		t->text_hi = bytes - t->pos < URL_VIEW_BYTES ? bytes : t->pos + URL_VIEW_BYTES;
-		t->text = vec_view(&t->urls, t->text_lo, t->text_hi, VEC_READ);
-	}
-	const char *u = t->text + (t->pos - t->text_lo);
-	const char *nl = memchr(u, '\n', (size_t)(t->text_hi - t->pos));
-	if (!nl || t->row >= g->nodes)
-		wa_die("%s/urls: the URL table is malformed at row %llu", g->dir,
-		    (unsigned long long)t->row);
-	if (t->row >= t->id_hi) {
-		vec_unview(&t->ids, t->id, t->id_lo, t->id_hi);
-		t->id_lo = t->row;
-		t->id_hi = g->nodes - t->row < ID_VIEW_ROWS ? g->nodes : t->row + ID_VIEW_ROWS;
-		t->id = vec_view(&t->ids, t->id_lo, t->id_hi, VEC_READ);
-	}
-	*len = (size_t)(nl - u);
-	*id = t->id[t->row++ - t->id_lo];
-	if (*id >= g->nodes)
-		wa_die("%s/urlid: id %u out of range", g->dir, *id);
-	t->pos += *len + 1;
-	return u;
-}
-
-static void
-url_table_close(struct url_table *t)
-{
-	vec_unview(&t->urls, t->text, t->text_lo, t->text_hi);
-	vec_unview(&t->ids, t->id, t->id_lo, t->id_hi);
-	vec_free(&t->urls);
-	vec_free(&t->ids);
-}
-
 static int
 cmp_url(const char *a, size_t alen, const char *b)
 {
