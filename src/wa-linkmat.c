@@ -1982,9 +1982,9 @@ dump_nodes(const char *dir)
 	graph_vec(&g, GF_OUTDEG, false, &outdeg);
 	graph_vec(&g, GF_INDEG, false, &indeg);
 	struct vec_cache type, od, id;
-	vec_cache_open(&type, &types, budget / 16);
-	vec_cache_open(&od, &outdeg, budget / 16);
-	vec_cache_open(&id, &indeg, budget / 16);
+	vec_cache_open(&type, &types, budget / 16, false);
+	vec_cache_open(&od, &outdeg, budget / 16, false);
+	vec_cache_open(&id, &indeg, budget / 16, false);
 	const char *url;
 	size_t len;
 	uint32_t n;

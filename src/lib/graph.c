@@ -493,7 +493,7 @@ url_lookup_open(const struct graph *g, struct url_lookup *l, uint64_t cache_byte
 	*l = (struct url_lookup){ .g = g };
 	graph_vec(g, GF_URLS, false, &l->urls);
 	graph_vec(g, GF_URLOFF, false, &l->off);
-	vec_cache_open(&l->cache, &l->off, cache_bytes);
+	vec_cache_open(&l->cache, &l->off, cache_bytes, false);
 }
 
 size_t

@@ -86,6 +86,7 @@ struct worker {
 	uint64_t lo, hi;		/* the pages of the lane it works on */
 	uint64_t next;			/* the next of them to finish */
 	struct source_window win;	/* of the external section */
+	uint64_t last_source;		/* of its blocks scanned so far */
 	struct finish *fin;		/* that lane's importance totals */
 	double extrapolated[2];		/* extrapolate_work: its sums */
 	struct propagation_window window;
@@ -184,14 +185,15 @@ span_open(const struct engine *e, struct span *sp, uint64_t lo, uint64_t hi)
 {
 	const struct vec *pb_sent = e->propagating ? &e->pb.sent : NULL;
 	const struct vec *pb_received = e->propagating ? &e->pb.received : NULL;
-	/* before only when filled or read; E, E' and the degrees are read only. */
-	bool before = e->remembering || e->extrapolating;
+	/* before only when a sweep fills it, every page, or extrapolation
+	 * reads it; E, E' and the degrees are read only. */
+	enum vec_use before = e->extrapolating ? VEC_READ : VEC_FILL;
 #define VIEW(v, use) ((v) && vec_exists(v) ? vec_view((v), lo, hi, (use)) : NULL)
 	*sp = (struct span){
 		.lo = lo, .hi = hi,
 		.pr = VIEW(e->pr, VEC_WRITE), .x = VIEW(&e->x, VEC_WRITE),
 		.next = VIEW(e->next, VEC_WRITE),
-		.before = before ? VIEW(&e->before, VEC_WRITE) : NULL,
+		.before = e->remembering || e->extrapolating ? VIEW(&e->before, before) : NULL,
 		.u = VIEW(e->u, VEC_WRITE), .r = VIEW(&e->r, VEC_WRITE),
 		.sent = VIEW(pb_sent, VEC_WRITE), .received = VIEW(pb_received, VEC_WRITE),
 		.e = VIEW(e->v->e, VEC_READ), .e_use = VIEW(e->v->e_use, VEC_READ),
@@ -244,46 +246,57 @@ refresh_importance(struct engine *e, double scale)
 	e->dangling = d;
 }
 
-/* The window moved on to the sources from src, as many as run_bytes of
- * each vector hold. */
+/* On disk, the end of a window: its sums of r go back to the file for the
+ * sources [w->lo, end), which this thread owns (it owns the sources of its
+ * blocks, and whatever lies between them) less the slice's own pages,
+ * which are no external sources and which the slice's span holds. */
 static void
-source_window_move(const struct engine *e, struct source_window *w, uint64_t src)
+source_window_end(const struct engine *e, const struct slice *s, struct source_window *w,
+    uint64_t end)
 {
+	if (w->r) {
+		uint64_t below = end < s->lo ? end : s->lo, above = w->lo > s->hi ? w->lo : s->hi;
+		if (w->lo < below)
+			vec_write(&e->r, w->lo, below, w->r);
+		if (above < end)
+			vec_write(&e->r, above, end, w->r + (above - w->lo));
+	}
 	vec_unview(&e->x, w->x, w->lo, w->hi);
 	vec_unview(&e->r, w->r, w->lo, w->hi);
+	*w = (struct source_window){ 0 };
+}
+
+/* On disk, the window moved on to the sources from src, x and r copied
+ * in as many as run_bytes of each hold. */
+static void
+source_window_move(const struct engine *e, const struct slice *s, struct source_window *w,
+    uint64_t src)
+{
+	source_window_end(e, s, w, w->hi < src ? w->hi : src);
 	uint64_t pages = e->p->run_bytes / sizeof(double);
 	w->lo = src;
 	w->hi = e->n - src < pages ? e->n : src + pages;
-	w->x = e->imp ? vec_view(&e->x, w->lo, w->hi, VEC_SPARSE) : NULL;
-	w->r = e->use ? vec_view(&e->r, w->lo, w->hi, VEC_SPARSE) : NULL;
+	w->x = e->imp ? vec_view(&e->x, w->lo, w->hi, VEC_READ) : NULL;
+	w->r = e->use ? vec_view(&e->r, w->lo, w->hi, VEC_READ) : NULL;
 }
 
+/* In memory, the whole vectors, at no cost; on disk, none yet. */
 static void
 source_window_open(const struct engine *e, struct source_window *w)
 {
 	*w = (struct source_window){ 0 };
-	if (!e->p->on_disk)	/* the whole vectors, at no cost */
+	if (!e->p->on_disk)
 		*w = (struct source_window){ .lo = 0, .hi = e->n,
-		    .x = e->imp ? vec_view(&e->x, 0, e->n, VEC_SPARSE) : NULL,
-		    .r = e->use ? vec_view(&e->r, 0, e->n, VEC_SPARSE) : NULL };
-}
-
-static void
-source_window_close(const struct engine *e, struct source_window *w)
-{
-	if (e->p->on_disk) {
-		vec_unview(&e->x, w->x, w->lo, w->hi);
-		vec_unview(&e->r, w->r, w->lo, w->hi);
-	}
-	*w = (struct source_window){ 0 };
+		    .x = e->imp ? vec_view(&e->x, 0, e->n, VEC_READ) : NULL,
+		    .r = e->use ? vec_view(&e->r, 0, e->n, VEC_WRITE) : NULL };
 }
 
 /* External links of blocks [b0, b1) in buf: importance sums into acc
  * from x, usefulness sums into r[src] from the slice's y, x and r through
  * the window, which moves on as the sources go up when windowed (the
  * vectors on disk).  One function with the flags constant at each call,
- * so the compiler makes one loop per mode. */
-static inline void
+ * so the compiler makes one loop per mode.  Returns the last source. */
+static inline uint64_t
 scan_external(const struct engine *e, const struct slice *s, uint64_t b0, uint64_t b1,
     const uint32_t *buf, bool imp, bool use, bool windowed, struct source_window *win,
     double *acc, const double *y)
@@ -292,14 +305,14 @@ scan_external(const struct engine *e, const struct slice *s, uint64_t b0, uint64
 	const unsigned bits = s->bits;
 	const double *x = win->x;
 	double *r = win->r;
-	uint64_t lo = win->lo, hi = win->hi;
+	uint64_t lo = win->lo, hi = win->hi, src = 0;
 	for (uint64_t b = b0; b < b1; b++) {
 		const uint32_t *p = base + s->block_off[b], *end = base + s->block_off[b + 1];
-		uint64_t src = s->block_first[b];
+		src = s->block_first[b];
 		while (p < end) {
 			uint32_t d = slice_word(&p, &src, bits);
 			if (windowed && src >= hi) {
-				source_window_move(e, win, src);
+				source_window_move(e, s, win, src);
 				x = win->x;
 				r = win->r;
 				lo = win->lo;
@@ -312,6 +325,7 @@ scan_external(const struct engine *e, const struct slice *s, uint64_t b0, uint64
 				r[at] += y[d];
 		}
 	}
+	return src;
 }
 
 /* The new importance of page j from its internal sum, into pr
@@ -442,18 +456,21 @@ scan_blocks(struct worker *w, bool internal, uint64_t b0, uint64_t b1, const uin
 		return;
 	}
 	bool imp = e->imp, use = e->use;
+	uint64_t last;
 	if (e->p->on_disk && imp && use)
-		scan_external(e, s, b0, b1, buf, true, true, true, &w->win, w->acc, e->y);
+		last = scan_external(e, s, b0, b1, buf, true, true, true, &w->win, w->acc, e->y);
 	else if (e->p->on_disk && imp)
-		scan_external(e, s, b0, b1, buf, true, false, true, &w->win, w->acc, NULL);
+		last = scan_external(e, s, b0, b1, buf, true, false, true, &w->win, w->acc, NULL);
 	else if (e->p->on_disk)
-		scan_external(e, s, b0, b1, buf, false, true, true, &w->win, NULL, e->y);
+		last = scan_external(e, s, b0, b1, buf, false, true, true, &w->win, NULL, e->y);
 	else if (imp && use)
-		scan_external(e, s, b0, b1, buf, true, true, false, &w->win, w->acc, e->y);
+		last = scan_external(e, s, b0, b1, buf, true, true, false, &w->win, w->acc, e->y);
 	else if (imp)
-		scan_external(e, s, b0, b1, buf, true, false, false, &w->win, w->acc, NULL);
+		last = scan_external(e, s, b0, b1, buf, true, false, false, &w->win, w->acc, NULL);
 	else
-		scan_external(e, s, b0, b1, buf, false, true, false, &w->win, NULL, e->y);
+		last = scan_external(e, s, b0, b1, buf, false, true, false, &w->win, NULL, e->y);
+	if (b1 > b0)
+		w->last_source = last;
 }
 
 /* A thread's blocks of one section, from memory or read a run at a time. */
@@ -480,7 +497,8 @@ external_work(void *arg)
 		memset(w->acc, 0, (w->s->hi - w->s->lo) * sizeof *w->acc);
 	source_window_open(w->e, &w->win);
 	scan_section(w, false);
-	source_window_close(w->e, &w->win);
+	if (w->e->p->on_disk && w->win.hi)
+		source_window_end(w->e, w->s, &w->win, w->last_source + 1);
 	return NULL;
 }
 
@@ -1242,6 +1260,7 @@ rank_compute(const struct graph *g, const struct rank_params *p, const struct ra
 		e.unscaled = 0;
 		for (uint32_t k = 0; k < e.nslices; k++)
 			sweep_slice(&e, &e.slices[k], &ci, &cu);
+		e.remembering = false;
 		if (e.imp) {
 			if (p->renormalize)
 				finish_renormalized_jacobi(&e, &ci);
@@ -1273,6 +1292,10 @@ rank_compute(const struct graph *g, const struct rank_params *p, const struct ra
 		if (e.extrapolated_at && it == e.extrapolated_at + 2 &&
 		    !(ci.l1 < e.l1_history[(it - 2) % 4]))
 			e.extrapolation_failed = true;
+		/* Else no iteration would end it, and -i could be 10^6. */
+		if (isnan(res->change[0]) || isnan(res->change[1]))
+			wa_die("%s: iteration %u: the change is not a number (weights too large "
+			    "to sum?)", g->dir, it);
 		bool converged = (!e.imp || res->change[0] < p->epsilon) &&
 		    (!e.use || res->change[1] < p->epsilon);
 		double mu = 0;
@@ -1404,7 +1427,7 @@ rank_read_scores(const struct graph *g, const struct rank_params *p, const char 
 	url_table_open(g, &t);
 	/* Ids come in URL order, not id order. */
 	struct vec_cache score;
-	vec_cache_open(&score, out, p->memory / 8);
+	vec_cache_open(&score, out, p->memory / 8, true);
 	size_t len = 0;
 	uint32_t id = 0;
 	const char *u = url_table_next(&t, &len, &id);
@@ -1473,7 +1496,7 @@ rank_write_scores(const struct graph *g, const struct rank_params *p, const stru
 	struct url_table t;
 	url_table_open(g, &t);
 	struct vec_cache cache;
-	vec_cache_open(&cache, score, p->memory / 8);
+	vec_cache_open(&cache, score, p->memory / 8, false);
 	unsigned nt = p->threads > 1 ? (p->threads < 64 ? p->threads : 64) : 1;
 	struct format_task *task = wa_calloc(nt, sizeof *task);
 	pthread_t tid[64];

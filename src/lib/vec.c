@@ -1,19 +1,10 @@
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include "msg.h"
 #include "vec.h"
-
-static uint64_t
-page_size(void)
-{
-	static uint64_t page;
-	if (!page)
-		page = (uint64_t)sysconf(_SC_PAGESIZE);
-	return page;
-}
 
 void
 vec_new(struct vec *v, uint64_t n, size_t size, int fd)
@@ -49,13 +40,53 @@ vec_free(struct vec *v)
 	*v = (struct vec){ .fd = -1 };
 }
 
-/* The mapping behind a view of [lo, hi): whole pages from *at. */
-static size_t
-mapping(const struct vec *v, uint64_t lo, uint64_t hi, uint64_t *at)
+/* On disk a view is a copy, after a head that keeps how it is used. */
+struct copy_head {
+	enum vec_use use;
+	char pad[64 - sizeof(enum vec_use)];	/* the values cache-line aligned */
+};
+
+void
+vec_read(const struct vec *v, uint64_t lo, uint64_t hi, void *buf)
 {
-	uint64_t start = v->offset + lo * v->size, end = v->offset + hi * v->size;
-	*at = start & ~(page_size() - 1);
-	return (size_t)(end - *at);
+	if (!vec_on_disk(v)) {
+		memcpy(buf, v->mem + lo * v->size, (hi - lo) * v->size);
+		return;
+	}
+	uint64_t bytes = (hi - lo) * v->size, at = v->offset + lo * v->size;
+	for (uint64_t done = 0; done < bytes;) {
+		ssize_t got = pread(v->fd, (char *)buf + done, bytes - done, (off_t)(at + done));
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0)
+			wa_die_errno("%s: read error at offset %llu", v->name,
+			    (unsigned long long)(at + done));
+		if (got == 0)
+			wa_die("%s: cut short at offset %llu", v->name,
+			    (unsigned long long)(at + done));
+		done += (uint64_t)got;
+	}
+}
+
+void
+vec_write(const struct vec *v, uint64_t lo, uint64_t hi, const void *buf)
+{
+	if (!vec_on_disk(v)) {
+		if (buf != v->mem + lo * v->size)
+			memcpy(v->mem + lo * v->size, buf, (hi - lo) * v->size);
+		return;
+	}
+	uint64_t bytes = (hi - lo) * v->size, at = v->offset + lo * v->size;
+	for (uint64_t done = 0; done < bytes;) {
+		ssize_t put = pwrite(v->fd, (const char *)buf + done, bytes - done,
+		    (off_t)(at + done));
+		if (put < 0 && errno == EINTR)
+			continue;
+		if (put < 0)
+			wa_die_errno("%s: cannot write %llu bytes at offset %llu", v->name,
+			    (unsigned long long)(bytes - done), (unsigned long long)(at + done));
+		done += (uint64_t)put;
+	}
 }
 
 void *
@@ -65,19 +96,16 @@ vec_view(const struct vec *v, uint64_t lo, uint64_t hi, enum vec_use use)
 		return v->mem + lo * v->size;
 	if (hi <= lo)
 		return NULL;
-	uint64_t at;
-	size_t len = mapping(v, lo, hi, &at);
-	int prot = PROT_READ | (v->writable ? PROT_WRITE : 0);
-	char *m = mmap(NULL, len, prot, MAP_SHARED, v->fd, (off_t)at);
-	if (m == MAP_FAILED)
-		wa_die_errno("%s: cannot map %llu KiB of it", v->name,
-		    (unsigned long long)(len >> 10));
-	/* Advice only (Linux 5.14).  MAP_POPULATE would map a shared file's
-	 * pages for reading alone, and each first write would still fault. */
-	if (use != VEC_SPARSE)
-		(void)madvise(m, len, use == VEC_WRITE && v->writable ? MADV_POPULATE_WRITE :
-		    MADV_POPULATE_READ);
-	return m + (v->offset + lo * v->size - at);
+	struct copy_head *h = wa_malloc(sizeof *h + (hi - lo) * v->size);
+	h->use = use;
+	/* A value the caller fails to fill reads as a NaN, which the results
+	 * show, not as whatever the memory held: often the same range's
+	 * values of an earlier copy, which would hide the fault. */
+	if (use == VEC_FILL)
+		memset(h + 1, 0xff, (hi - lo) * v->size);
+	else
+		vec_read(v, lo, hi, h + 1);
+	return h + 1;
 }
 
 void
@@ -85,16 +113,18 @@ vec_unview(const struct vec *v, const void *view, uint64_t lo, uint64_t hi)
 {
 	if (!view || !vec_on_disk(v) || hi <= lo)
 		return;
-	uint64_t at;
-	size_t len = mapping(v, lo, hi, &at);
-	munmap((char *)view - (v->offset + lo * v->size - at), len);
+	struct copy_head *h = (struct copy_head *)view - 1;
+	if (h->use != VEC_READ)
+		vec_write(v, lo, hi, view);
+	free(h);
 }
 
 void
-vec_cache_open(struct vec_cache *c, const struct vec *v, uint64_t bytes)
+vec_cache_open(struct vec_cache *c, const struct vec *v, uint64_t bytes, bool write)
 {
 	uint64_t slots = bytes / (VEC_CACHE_BLOCK * v->size);
 	c->v = v;
+	c->write = write;
 	c->slots = (unsigned)(slots < 1 ? 1 : slots > 65536 ? 65536 : slots);
 	c->block = wa_malloc(c->slots * sizeof *c->block);
 	c->view = wa_calloc(c->slots, sizeof *c->view);
@@ -117,7 +147,7 @@ vec_cache_miss(struct vec_cache *c, uint64_t b)
 		vec_unview(c->v, c->view[slot], lo, block_end(c->v, lo));
 	}
 	uint64_t lo = b * VEC_CACHE_BLOCK;
-	c->view[slot] = vec_view(c->v, lo, block_end(c->v, lo), VEC_SPARSE);
+	c->view[slot] = vec_view(c->v, lo, block_end(c->v, lo), c->write ? VEC_WRITE : VEC_READ);
 	c->block[slot] = b;
 	return c->view[slot];
 }

@@ -1,16 +1,18 @@
 /* Vectors of one value a page for wa-pagerank and wa-invrank: whole in
  * memory when the budget holds them, otherwise in a file of which only a
- * view of a range of pages is mapped at a time.  -m bounds resident memory
- * and, with views, the address space too: a run under `ulimit -v` of the
- * budget plus a margin completes whatever the number of pages, where
- * mapping each file whole would take gigabytes of address space at 10^8
- * pages.
+ * view of a range of pages is held at a time, so that -m bounds resident
+ * memory and address space alike: a run under `ulimit -v` of the budget
+ * plus a margin completes whatever the number of pages, where mapping each
+ * file whole took gigabytes of address space at 10^8 pages.
  *
  * A view of [lo, hi) points at value lo; the caller indexes it from 0.  In
  * memory a view is the whole vector offset, and costs nothing, so the same
- * code serves both.  Views of a file are shared mappings: writes reach the
- * file (and the page cache) with no copy, and two threads may hold views
- * of overlapping ranges and write different values. */
+ * code serves both.  On disk a view is a copy, read with pread and, unless
+ * only read, written back with pwrite when it ends: two views of one
+ * range do not see each other's writes.  Copies, not mappings of the file:
+ * a fresh shared mapping made writable page by page took 10 us a page
+ * (the file system's page_mkwrite), a copy takes a memcpy; and a full disk
+ * is an error with a message, not a SIGBUS. */
 #ifndef WA_VEC_H
 #define WA_VEC_H
 
@@ -53,14 +55,17 @@ vec_on_disk(const struct vec *v)
 	return v->mem == NULL;
 }
 
-/* How a view will be used: a file's pages are mapped as they are touched
- * (sparse), or at once, not a fault each, when every value will be read,
- * or written (which makes every page dirty). */
-enum vec_use { VEC_SPARSE, VEC_READ, VEC_WRITE };
+/* How a view will be used: read only; read and written; every value
+ * written before any is read (the copy starts undefined). */
+enum vec_use { VEC_READ, VEC_WRITE, VEC_FILL };
 /* Values [lo, hi): a pointer to value lo. */
 void *vec_view(const struct vec *v, uint64_t lo, uint64_t hi, enum vec_use use);
-/* Ends a view of [lo, hi) (NULL: none); its writes stay in the file. */
+/* Ends a view of [lo, hi) (NULL: none); on disk, a written one goes back
+ * to the file. */
 void vec_unview(const struct vec *v, const void *view, uint64_t lo, uint64_t hi);
+/* Values [lo, hi) copied out of v into buf, or from buf into v. */
+void vec_read(const struct vec *v, uint64_t lo, uint64_t hi, void *buf);
+void vec_write(const struct vec *v, uint64_t lo, uint64_t hi, const void *buf);
 
 /* Values at random, a view of VEC_CACHE_BLOCK values at a time held in
  * one of slots places (by the block's number): for lookups by id in URL
@@ -68,13 +73,15 @@ void vec_unview(const struct vec *v, const void *view, uint64_t lo, uint64_t hi)
 #define VEC_CACHE_BLOCK 4096
 struct vec_cache {
 	const struct vec *v;
+	bool write;		/* a block goes back to the file when it leaves */
 	unsigned slots;
 	uint64_t *block;	/* slots: the block viewed there, or UINT64_MAX */
 	char **view;
 };
 
-/* A cache of at most bytes of views (at least one slot). */
-void vec_cache_open(struct vec_cache *c, const struct vec *v, uint64_t bytes);
+/* A cache of at most bytes of views (at least one slot), whose values
+ * are written too when write. */
+void vec_cache_open(struct vec_cache *c, const struct vec *v, uint64_t bytes, bool write);
 void vec_cache_close(struct vec_cache *c);
 
 /* Maps block b into its slot; returns the view. */

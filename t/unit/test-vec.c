@@ -1,7 +1,7 @@
 /* The vectors of src/lib/vec.c: views of a file written and read back in
  * ranges that start and end off the page boundaries, views of a vector in
- * memory, two views of one range that see each other's writes (as two
- * threads' windows do), a read-only file of u32 values after a 64-byte
+ * memory, two views of one range on disk, copies that go back to the file
+ * only if written, a read-only file of u32 values after a 64-byte
  * header, and the cache of views read and written at random with one slot
  * and with several.  Each value is checked against the formula that made
  * it, never against another view. */
@@ -40,7 +40,7 @@ write_and_check(struct vec *v, uint64_t step_write, uint64_t step_read)
 {
 	for (uint64_t lo = 0; lo < v->n; lo += step_write) {
 		uint64_t hi = v->n - lo < step_write ? v->n : lo + step_write;
-		double *d = vec_view(v, lo, hi, lo % 2 ? VEC_WRITE : VEC_SPARSE);
+		double *d = vec_view(v, lo, hi, lo % 2 ? VEC_WRITE : VEC_FILL);
 		for (uint64_t i = lo; i < hi; i++)
 			d[i - lo] = value(i);
 		vec_unview(v, d, lo, hi);
@@ -72,18 +72,25 @@ test_file_views(void)
 	    "written in views of 777 values, read back in views of 4099");
 	ok(vec_view(&v, 7, 7, VEC_READ) == NULL, "an empty view of a file is none");
 
-	/* Two views of overlapping ranges: the window of one thread and the
-	 * span of another over the same pages. */
-	double *a = vec_view(&v, 1000, 3000, VEC_SPARSE), *b = vec_view(&v, 2500, 6000, VEC_READ);
+	/* Views of a file are copies: a written one reaches the file when it
+	 * ends, a read one never, and neither sees the other meanwhile. */
+	double *a = vec_view(&v, 1000, 3000, VEC_WRITE);
+	double *b = vec_view(&v, 2500, 6000, VEC_READ);
 	a[2600 - 1000] = -1;
 	b[2700 - 2500] = -2;
-	ok(b[2600 - 2500] == -1 && a[2700 - 1000] == -2 && a[2599 - 1000] == value(2599),
-	    "two views of one range see each other's writes");
+	ok(b[2600 - 2500] == value(2600) && a[2700 - 1000] == value(2700),
+	    "two views of one range on disk do not see each other's writes");
 	vec_unview(&v, a, 1000, 3000);
 	vec_unview(&v, b, 2500, 6000);
-	const double *c = vec_view(&v, 2600, 2701, VEC_SPARSE);
-	ok(c[0] == -1 && c[100] == -2, "and the writes are in the file after both end");
+	const double *c = vec_view(&v, 2600, 2701, VEC_READ);
+	ok(c[0] == -1 && c[100] == value(2700),
+	    "the written view's values are in the file after it ends, the read one's not");
 	vec_unview(&v, c, 2600, 2701);
+	double part[3] = { -5, -6, -7 };
+	vec_write(&v, 10, 13, part);
+	vec_read(&v, 9, 12, part);
+	ok(part[0] == value(9) && part[1] == -5 && part[2] == -6,
+	    "values written and read without a view");
 	vec_free(&v);
 	ok(!vec_exists(&v), "a freed vector is none");
 	vec_free(&v);
@@ -126,7 +133,7 @@ test_read_only_file(void)
 			wrong += d[i - lo] != 3 * i + 7;
 		vec_unview(&v, d, lo, hi);
 	}
-	const uint32_t *last = vec_view(&v, n - 1, n, VEC_SPARSE);
+	const uint32_t *last = vec_view(&v, n - 1, n, VEC_READ);
 	ok(wrong == 0 && *last == 3 * (n - 1) + 7,
 	    "a read-only file viewed after its header, from value 1 in steps of 3001");
 	vec_unview(&v, last, n - 1, n);
@@ -150,7 +157,7 @@ test_cache(uint64_t bytes, const char *what)
 	vec_new(&v, N, sizeof(double), temp_file(N * sizeof(double)));
 	write_and_check(&v, 65536, 65536);
 	struct vec_cache c;
-	vec_cache_open(&c, &v, bytes);
+	vec_cache_open(&c, &v, bytes, true);
 	uint64_t state = 42, wrong = 0;
 	for (int k = 0; k < 20000; k++) {
 		uint64_t i = next_random(&state) % N;
@@ -165,7 +172,7 @@ test_cache(uint64_t bytes, const char *what)
 	wrong = 0;
 	for (int k = 0; k < 20000; k++) {
 		uint64_t i = next_random(&state) % N;
-		const double *d = vec_view(&v, i, i + 1, VEC_SPARSE);
+		const double *d = vec_view(&v, i, i + 1, VEC_READ);
 		wrong += *d != -value(i);
 		vec_unview(&v, d, i, i + 1);
 	}
@@ -184,7 +191,7 @@ main(void)
 	struct vec m;
 	vec_new(&m, N, sizeof(double), -1);
 	struct vec_cache c;
-	vec_cache_open(&c, &m, 0);
+	vec_cache_open(&c, &m, 0, false);
 	ok((char *)vec_cache_at(&c, 777) == m.mem + 777 * sizeof(double),
 	    "the cache of a vector in memory is the vector");
 	vec_cache_close(&c);
