@@ -192,6 +192,22 @@ if mount -t tmpfs -o size=256k tmpfs "$m" 2>/dev/null; then
 		wa-pagerank -q -U "$m/use.tsv" -o "$m/imp.tsv" "$o/g"
 	fault wa-invrank "-o on a full device" "$m/inv.tsv: write failed: No space left on device" \
 		wa-invrank -q -o "$m/inv.tsv" "$o/g"
+	# The vectors in temporary files on the full device, for a graph whose
+	# vectors do not fit -m: an error naming TMPDIR, where mapped files
+	# took a SIGBUS.
+	if gen=$(script_prog gen-graph); then
+		"$gen" -n 2^14 -d 4 -x 0.2 -f none -P "$tmp/vec.pages" &&
+			"$gen" -n 2^14 -d 4 | wa-linkmat -q -p "$tmp/vec.pages" -o "$tmp/vec.g"
+		fault wa-pagerank "vectors in a full TMPDIR" \
+			"$m: a temporary file: cannot write [0-9]+ bytes at offset [0-9]+: No space left on device" \
+			env TMPDIR="$m" wa-pagerank -q -m 400K -j 1 -U "$tmp/vec.use" -o "$tmp/vec.imp" \
+			"$tmp/vec.g"
+		fault wa-invrank "vectors in a full TMPDIR" \
+			"$m: a temporary file: cannot write [0-9]+ bytes at offset [0-9]+: No space left on device" \
+			env TMPDIR="$m" wa-invrank -q -m 400K -j 1 -o "$tmp/vec.inv" "$tmp/vec.g"
+		ok "  and neither wrote an output" test ! -e "$tmp/vec.use" -a ! -e "$tmp/vec.imp" \
+			-a ! -e "$tmp/vec.inv"
+	fi
 	fault wa-lambda "-o on a full device" "$m/lambda.tsv: write failed: No space left on device" \
 		wa-lambda -q -o "$m/lambda.tsv" "$i/hist.tsv"
 	fault wa-schedule "-F and -s on a full device" "$m/(freq|summary).tsv: write failed: No space left on device" \

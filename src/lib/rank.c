@@ -942,7 +942,9 @@ rank_temp_file(uint64_t bytes)
 void
 rank_vector_new(const struct rank_params *p, uint64_t n, struct vec *v)
 {
-	vec_new(v, n, sizeof(double), p->on_disk ? rank_temp_file(n * sizeof(double)) : -1);
+	char *name = wa_asprintf("%s: a temporary file", rank_temp_dir());
+	vec_new(v, n, sizeof(double), p->on_disk ? rank_temp_file(n * sizeof(double)) : -1, name);
+	free(name);
 }
 
 static void

@@ -7,10 +7,10 @@
 #include "vec.h"
 
 void
-vec_new(struct vec *v, uint64_t n, size_t size, int fd)
+vec_new(struct vec *v, uint64_t n, size_t size, int fd, const char *name)
 {
 	*v = (struct vec){ .fd = fd, .size = size, .n = n, .writable = true,
-	    .name = wa_strdup("a temporary file") };
+	    .name = wa_strdup(name) };
 	if (fd < 0)
 		v->mem = wa_calloc(n ? n : 1, size);
 }

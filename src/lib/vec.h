@@ -27,12 +27,13 @@ struct vec {
 	size_t size;		/* bytes a value */
 	uint64_t n;
 	bool writable;
-	char *name;		/* for messages: the file, or "a temporary file" */
+	char *name;		/* for messages: the file */
 };
 
 /* n zeroed values of size bytes: in memory, or in the unnamed temporary
- * file fd (of at least n * size bytes), which the vector then owns. */
-void vec_new(struct vec *v, uint64_t n, size_t size, int fd);
+ * file fd (of at least n * size bytes), which the vector then owns; name
+ * says where, in messages. */
+void vec_new(struct vec *v, uint64_t n, size_t size, int fd, const char *name);
 /* Values of a checked file, read only, from its byte offset on, viewed;
  * the vector owns fd. */
 void vec_of_file(struct vec *v, int fd, uint64_t offset, uint64_t n, size_t size,

@@ -60,7 +60,7 @@ static void
 test_file_views(void)
 {
 	struct vec v;
-	vec_new(&v, N, sizeof(double), temp_file(N * sizeof(double)));
+	vec_new(&v, N, sizeof(double), temp_file(N * sizeof(double)), "test.vec");
 	ok(vec_exists(&v) && vec_on_disk(&v), "a vector in a file is on disk");
 	const double *z = vec_view(&v, 5, 9000, VEC_READ);
 	bool zero = true;
@@ -101,7 +101,7 @@ static void
 test_memory_views(void)
 {
 	struct vec v;
-	vec_new(&v, N, sizeof(double), -1);
+	vec_new(&v, N, sizeof(double), -1, "test.vec");
 	ok(vec_exists(&v) && !vec_on_disk(&v), "a vector in memory is not on disk");
 	ok((char *)vec_view(&v, 12345, 20000, VEC_READ) == v.mem + 12345 * sizeof(double),
 	    "a view in memory is the vector from its first value");
@@ -154,7 +154,7 @@ static void
 test_cache(uint64_t bytes, const char *what)
 {
 	struct vec v;
-	vec_new(&v, N, sizeof(double), temp_file(N * sizeof(double)));
+	vec_new(&v, N, sizeof(double), temp_file(N * sizeof(double)), "test.vec");
 	write_and_check(&v, 65536, 65536);
 	struct vec_cache c;
 	vec_cache_open(&c, &v, bytes, true);
@@ -189,7 +189,7 @@ main(void)
 	test_cache(0, "a cache of one slot");
 	test_cache(5 * VEC_CACHE_BLOCK * sizeof(double), "a cache of five slots");
 	struct vec m;
-	vec_new(&m, N, sizeof(double), -1);
+	vec_new(&m, N, sizeof(double), -1, "test.vec");
 	struct vec_cache c;
 	vec_cache_open(&c, &m, 0, false);
 	ok((char *)vec_cache_at(&c, 777) == m.mem + 777 * sizeof(double),
