@@ -174,6 +174,17 @@ big_rank "wa-invrank -i" inv.tsv inv.vec -- wa-invrank --iterations 3 -i "$big/u
 	-b @/inv.vec -o @/inv.tsv
 rm -f "$big"/[ul]/inv.*
 big_rank "wa-invrank --transpose" invt.tsv -- wa-invrank --iterations 3 --transpose -o @/invt.tsv
+# wa-linkmat's dumps of the same graph: the URL table in order, the
+# per-node files and the URLs of the links by id.
+for d in dump dump-nodes; do
+	ok "wa-linkmat --$d -m ${BUDGET}M: unlimited" \
+		sh -c 'wa-linkmat -m "$1" --"$2" "$3" >"$4"' sh ${BUDGET}M $d "$big/g" "$big/u/$d"
+	ok "wa-linkmat --$d -m ${BUDGET}M: under $((BUDGET + MARGIN)) MiB" \
+		limited $((BUDGET + MARGIN)) \
+		sh -c 'wa-linkmat -m "$1" --"$2" "$3" >"$4"' sh ${BUDGET}M $d "$big/g" "$big/l/$d"
+	same_file "$big/l/$d" "$big/u/$d" "  the same $d"
+done
+is "$(wc -l <"$big/u/dump-nodes" | tr -d ' ')" $((1 << 21)) "  a row for every page"
 rm -rf "$big"
 
 # wa-partition: -m is its sort's; its tree of the URLs is its own.
