@@ -12,7 +12,9 @@
 # eight in one case).  A tiny run takes 5 MiB (wa-pagerank, wa-lambda) to
 # 25 MiB (wa-linkmat, wa-url) of VmPeak with -j 1 and the least -m; glibc's
 # malloc arenas of the other threads, 64 MiB each, are reserved only when
-# the limit leaves room, and are not needed.  The least limits measured
+# the limit leaves room, and are not needed (wa-pagerank and wa-invrank
+# take none: reserved early, one left too little room for the copies of
+# their vectors later, and a run died one time in three).  The least limits measured
 # for the runs below were about the budget plus 20 to 35 MiB.
 #
 # Not under valgrind or a sanitizer build: they reserve address space of
@@ -84,7 +86,7 @@ same_file "$l/inv.vec" "$u/inv.vec" "wa-invrank: the same vector"
 
 # A graph whose vectors and URL table are far larger than the margin:
 # 2^21 pages of one link each (uniform, a tenth typed xml), built in about
-# 6 s.  wa-pagerank and wa-invrank map only views of ranges of their
+# 6 s.  wa-pagerank and wa-invrank hold only copies of ranges of their
 # files (the vectors in temporary files, the degrees, the URL table, the
 # types, the -b and --init vectors), so that -m bounds their address
 # space as well: at -m 16M they run under 16 + 64 MiB, where the vectors

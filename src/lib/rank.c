@@ -893,7 +893,7 @@ rank_plan(const struct graph *g, struct rank_params *p, bool importance, bool us
 {
 	/* The threads allocate little, and rarely: an arena of their own
 	 * would reserve 64 MiB of address space each (glibc), more than a
-	 * small -m leaves under ulimit -v once the views are mapped. */
+	 * small -m leaves under ulimit -v beside the copies of the vectors. */
 	mallopt(M_ARENA_MAX, 1);
 	uint64_t per_page = page_bytes(g, p, importance, usefulness, personalised);
 	uint64_t buffers = slice_buffer_bytes(g, p, importance, usefulness);
