@@ -1025,8 +1025,8 @@ engine_open(struct engine *e, const struct graph *g, const struct rank_params *p
 			    (unsigned long long)e->pb.gather_off[np * np], files);
 	}
 	if (wa_verbose && p->on_disk)
-		wa_warn("the vectors do not fit -m: kept in temporary files, viewed %llu pages "
-		    "at a time", (unsigned long long)p->chunk);
+		wa_warn("the vectors do not fit -m: kept in temporary files, read and written "
+		    "%llu pages at a time", (unsigned long long)p->chunk);
 
 	e->w = wa_calloc(e->nt, sizeof *e->w);
 	for (unsigned t = 0; t < e->nt; t++) {
