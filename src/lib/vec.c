@@ -9,8 +9,7 @@
 void
 vec_new(struct vec *v, uint64_t n, size_t size, int fd, const char *name)
 {
-	*v = (struct vec){ .fd = fd, .size = size, .n = n, .writable = true,
-	    .name = wa_strdup(name) };
+	*v = (struct vec){ .fd = fd, .size = size, .n = n, .name = wa_strdup(name) };
 	if (fd < 0)
 		v->mem = wa_calloc(n ? n : 1, size);
 }
@@ -25,7 +24,7 @@ vec_of_file(struct vec *v, int fd, uint64_t offset, uint64_t n, size_t size, con
 void
 vec_of_memory(struct vec *v, void *mem, uint64_t n, size_t size)
 {
-	*v = (struct vec){ .mem = mem, .fd = -1, .size = size, .n = n, .writable = true };
+	*v = (struct vec){ .mem = mem, .fd = -1, .size = size, .n = n };
 }
 
 void
@@ -43,7 +42,7 @@ vec_free(struct vec *v)
 /* On disk a view is a copy, after a head that keeps how it is used. */
 struct copy_head {
 	enum vec_use use;
-	char pad[64 - sizeof(enum vec_use)];	/* the values cache-line aligned */
+	char pad[16 - sizeof(enum vec_use)];	/* the values aligned as by malloc */
 };
 
 void

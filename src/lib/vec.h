@@ -26,7 +26,6 @@ struct vec {
 	uint64_t offset;
 	size_t size;		/* bytes a value */
 	uint64_t n;
-	bool writable;
 	char *name;		/* for messages: the file */
 };
 
@@ -34,8 +33,8 @@ struct vec {
  * file fd (of at least n * size bytes), which the vector then owns; name
  * says where, in messages. */
 void vec_new(struct vec *v, uint64_t n, size_t size, int fd, const char *name);
-/* Values of a checked file, read only, from its byte offset on, viewed;
- * the vector owns fd. */
+/* Values of a checked file from its byte offset on, left on disk; the
+ * vector owns fd. */
 void vec_of_file(struct vec *v, int fd, uint64_t offset, uint64_t n, size_t size,
     const char *name);
 /* Values read whole into mem (from malloc), which the vector owns. */
@@ -85,7 +84,8 @@ struct vec_cache {
 void vec_cache_open(struct vec_cache *c, const struct vec *v, uint64_t bytes, bool write);
 void vec_cache_close(struct vec_cache *c);
 
-/* Maps block b into its slot; returns the view. */
+/* Reads block b into its slot, after writing back the one there; returns
+ * the copy. */
 char *vec_cache_miss(struct vec_cache *c, uint64_t b);
 
 static inline void *
