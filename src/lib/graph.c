@@ -398,7 +398,7 @@ graph_check_matrix(const struct graph *g, struct slice *slices, const struct vec
 		    (unsigned long long)total.links, (unsigned long long)g->links);
 	uint64_t out_sum = 0, in_sum = 0;
 	for (uint64_t lo = 0, hi; lo < g->nodes; lo = hi) {
-		hi = g->nodes - lo < (1u << 20) ? g->nodes : lo + (1u << 20);
+		hi = g->nodes - lo < (1u << 16) ? g->nodes : lo + (1u << 16);
 		const uint32_t *od = vec_view(outdeg, lo, hi, VEC_READ);
 		const uint32_t *id = vec_view(indeg, lo, hi, VEC_READ);
 		for (uint64_t i = lo; i < hi; i++) {
