@@ -42,6 +42,7 @@ static const char usage[] =
     "  --cash FILE      url, cash (wa-opic): ranks discovery instead of importance\n"
     "  --now TIME       the clock (now)\n"
     "  --ahead TIME     plan the cycle that starts TIME after the clock (0)\n"
+    "  --retry-max TIME longest wait before a failed page is tried again (30d)\n"
     "  -F FILE          every page's plan: url, f, due, capped\n"
     "  -s FILE          the summary as key, value rows\n"
     "  -q               no progress or summary on stderr\n"
@@ -50,7 +51,7 @@ static const char usage[] =
 
 enum {
 	OPT_ALPHA = WA_OPT_FIRST_TOOL, OPT_CHI, OPT_DISCOVER_XML,
-	OPT_DISCOVER_HTML, OPT_CATEGORIES, OPT_OVERRIDES, OPT_CASH, OPT_AHEAD,
+	OPT_DISCOVER_HTML, OPT_CATEGORIES, OPT_OVERRIDES, OPT_CASH, OPT_AHEAD, OPT_RETRY_MAX,
 };
 
 /* Beyond year 9999 a due time means "not in any foreseeable cycle". */
@@ -63,13 +64,14 @@ static double cycle_days = 0.25;	/* T */
 static double alpha = 0.95;
 static double chi = 1;
 static double share_xml = 20, share_html = 20;
+static double retry_max = 30 * 86400.0;	/* seconds */
 static int64_t now;
 static const char *categories_path, *overrides_path, *cash_path;
 static const char *plan_path, *summary_path;
 
 /* Page state columns. */
 enum { COL_URL, COL_TYPE, COL_IMPORTANCE, COL_USEFULNESS, COL_LAMBDA,
-	COL_ACCESS, COL_CATEGORY, STATE_COLS };
+	COL_ACCESS, COL_CATEGORY, STATE_COLS, COL_FAILURES = STATE_COLS };
 
 /* ---- categories ---- */
 
@@ -226,10 +228,10 @@ top_u_push(struct top_u *h, double u)
 
 /* In the order of their priority.  An early refresh is of a page not yet
  * due, fetched T or more ago, in slots that nothing else can use. */
-enum reason { R_NOW, R_PERIOD, R_REFRESH, R_DISCOVER_XML, R_DISCOVER_HTML,
+enum reason { R_NOW, R_PERIOD, R_REFRESH, R_RETRY, R_DISCOVER_XML, R_DISCOVER_HTML,
 	R_REFRESH_EARLY, NREASONS };
 static const char *const reason_name[NREASONS] = {
-	"now", "period", "refresh", "discover-xml", "discover-html", "refresh",
+	"now", "period", "refresh", "retry", "discover-xml", "discover-html", "refresh",
 };
 
 struct row {
@@ -310,6 +312,8 @@ struct page {
 	const char *url;
 	bool xml;		/* weight from importance, scaled by chi */
 	bool document;		/* html, xml, dtd or noindex: refreshed */
+	bool sitemap;		/* read again in spare slots, for its links */
+	unsigned failures;	/* fetches failed in a row: retried, not refreshed */
 	bool discoverable;	/* never fetched, and may be a document */
 	bool suspect;		/* never fetched and an XML suspect */
 	double importance, weight_base, factor, lambda;
@@ -341,6 +345,7 @@ parse_page(struct tsv *t, struct side *ov, struct side *cash, struct page *p)
 		    "other, error, dead, robots, sitemap, -", c[COL_TYPE]);
 	p->xml = page_type_xml(type);
 	p->document = p->xml || type == PAGE_HTML || type == PAGE_NOINDEX;
+	p->sitemap = type == PAGE_SITEMAP;
 	p->importance = number_col(t, COL_IMPORTANCE, "importance", true);
 	if (isnan(p->importance))
 		p->importance = 0;
@@ -352,6 +357,17 @@ parse_page(struct tsv *t, struct side *ov, struct side *cash, struct page *p)
 	else if (!parse_i64(c[COL_ACCESS], &p->access) || p->access < 0)
 		tsv_die(t, "access time '%.40s' is not Unix seconds", c[COL_ACCESS]);
 	p->factor = category_factor(t, c[COL_CATEGORY]);
+	p->failures = 0;
+	if (t->ncol > COL_FAILURES && strcmp(c[COL_FAILURES], "-") != 0) {
+		uint64_t n;
+		if (!parse_u64(c[COL_FAILURES], &n) || n > 1000000)
+			tsv_die(t, "failures '%.40s' is not a count", c[COL_FAILURES]);
+		p->failures = (unsigned)n;
+	}
+	if (type == PAGE_DEAD && p->failures == 0)
+		p->failures = 1;
+	if (p->access < 0)
+		p->failures = 0;
 	/* A URL never fetched that names an image, a script... is no page. */
 	p->discoverable = p->access < 0 && page_type_ranked(type) && !page_not_document(p->url);
 	p->suspect = p->discoverable && (p->xml || type == PAGE_XML_SUSPECT ||
@@ -389,8 +405,24 @@ parse_page(struct tsv *t, struct side *ov, struct side *cash, struct page *p)
 static bool
 refreshable(const struct page *p)
 {
-	return p->document && p->access >= 0 && !isnan(p->lambda) &&
+	return p->document && p->failures == 0 && p->access >= 0 && !isnan(p->lambda) &&
 	    (p->override == OV_NONE || p->override == OV_NOW);
+}
+
+/* A page whose fetches failed k times in a row (a dead page at least once)
+ * is tried again T 2^(k-1) after the last try, at most --retry-max. */
+static double
+retry_interval(const struct page *p)
+{
+	int doublings = (int)(p->failures < 64 ? p->failures : 64) - 1;
+	double t = ldexp(cycle_days * SECONDS_PER_DAY, doublings);
+	return t < retry_max ? t : retry_max;
+}
+
+static bool
+retry_due(const struct page *p)
+{
+	return p->failures > 0 && (double)(now - p->access) >= retry_interval(p);
 }
 
 /* No automatic fetch reads a page twice within T. */
@@ -504,7 +536,8 @@ scan_state(int pass, page_fn fn)
 static struct {
 	uint64_t pages, refreshable, no_lambda, never, now, period_due, period;
 	uint64_t new_xml, new_html;
-	uint64_t rested;	/* documents fetched T or more ago */
+	uint64_t rested;	/* documents and sitemaps fetched T or more ago */
+	uint64_t retry_due;	/* failed pages to try again */
 	long double s_xml_raw, s_html;	/* sums of u, XML before the chi scale */
 	long double a_xml_raw, a_html;	/* sums of u^(alpha+1) = w lambda^alpha */
 	long double base_xml, base_html;	/* sums of base weights, for chi */
@@ -543,7 +576,9 @@ pass1_page(const struct page *p)
 			else
 				p1.new_html++;
 		}
-		if (p->document && rested(p))
+		if (p->failures > 0)
+			p1.retry_due += retry_due(p);
+		else if ((p->document || p->sitemap) && rested(p))
 			p1.rested++;
 		break;
 	}
@@ -746,18 +781,22 @@ pass2_page(const struct page *p)
 		double key = cash_path ? (isnan(p->cash) ? 0 : p->cash) : p->importance;
 		enum reason r = p->suspect ? R_DISCOVER_XML : R_DISCOVER_HTML;
 		row_push(&heaps[r], p->url, key, -1, r);
+	} else if (p->failures > 0) {
+		if (retry_due(p))
+			row_push(&heaps[R_RETRY], p->url,
+			    (double)(now - p->access) / retry_interval(p), -1, R_RETRY);
 	} else if (due >= 0 && now >= due) {
 		/* The due pages by the periods elapsed since their last
 		 * access, most overdue first. */
 		n_due++;
 		row_push(&heaps[R_REFRESH], p->url,
 		    (double)(now - p->access) * f / SECONDS_PER_DAY, due, R_REFRESH);
-	} else if (p->document && rested(p)) {
-		/* The nearest to being due first; those with no frequency
-		 * (no change seen, or no change rate yet) after them, the
-		 * longest unread first. */
+	} else if ((p->document || p->sitemap) && rested(p)) {
+		/* Sitemaps first, for the URLs they may add; then the nearest
+		 * to being due; those with no frequency (no change seen, or no
+		 * change rate yet) last, the longest unread first. */
 		double age = (double)(now - p->access) / SECONDS_PER_DAY;
-		row_push(&heaps[R_REFRESH_EARLY], p->url,
+		row_push(&heaps[R_REFRESH_EARLY], p->url, p->sitemap ? 1 + age :
 		    f > 0 ? age * f : -1 / (1 + age), due, R_REFRESH_EARLY);
 	}
 }
@@ -799,6 +838,7 @@ fill_cycle(void)
 	k[R_DISCOVER_HTML] = take(&left,
 	    min_u64(heaps[R_DISCOVER_HTML].n, share_rows(share_html)));
 	k[R_REFRESH] = take(&left, heaps[R_REFRESH].n);
+	k[R_RETRY] = take(&left, heaps[R_RETRY].n);
 	k[R_DISCOVER_XML] += take(&left, heaps[R_DISCOVER_XML].n - k[R_DISCOVER_XML]);
 	k[R_DISCOVER_HTML] += take(&left, heaps[R_DISCOVER_HTML].n - k[R_DISCOVER_HTML]);
 	k[R_REFRESH_EARLY] = take(&left, heaps[R_REFRESH_EARLY].n);
@@ -902,7 +942,8 @@ summary_rows(FILE *fp, const char *prefix)
 	ROW_D("level", plan.level);
 	ROW_U("capped", plan.capped);
 	ROW_U("due", n_due);
-	ROW_U("candidates", p1.new_xml + p1.new_html + p1.rested + p1.now + p1.period_due);
+	ROW_U("candidates", p1.new_xml + p1.new_html + p1.rested + p1.retry_due + p1.now +
+	    p1.period_due);
 	ROW_U("rows", plan.rows);
 	ROW_U("listed", listed);
 	for (int r = 0; r < NREASONS; r++)
@@ -930,6 +971,7 @@ main(int argc, char **argv)
 		{ "cash", required_argument, NULL, OPT_CASH },
 		{ "now", required_argument, NULL, WA_OPT_NOW },
 		{ "ahead", required_argument, NULL, OPT_AHEAD },
+		{ "retry-max", required_argument, NULL, OPT_RETRY_MAX },
 		WA_COMMON_LONGOPTS
 	};
 	char *stdin_only[] = { "-" };
@@ -980,6 +1022,9 @@ main(int argc, char **argv)
 			break;
 		case OPT_AHEAD:
 			ahead = opt_duration("--ahead", optarg);
+			break;
+		case OPT_RETRY_MAX:
+			retry_max = opt_duration("--retry-max", optarg);
 			break;
 		default:
 			wa_common_option(c);

@@ -61,6 +61,38 @@ is "$(cut -f1,2,3 "$tmp/stdout" | sort | tr '\t\n' ' ;')" \
     "the spare slot goes to a page read T ago, after the due ones; none read less than T ago"
 is "$(grep -E '^(due|candidates|listed|early)' "$tmp/summary" | tr '\t\n' '= ')" \
     "due=2 candidates=3 listed=3 early=1 " "2 due, 1 early of 3 candidates"
+# Failed pages: tried again T 2^(k-1) after the last try, k the failures
+# in a row (a dead page without the column once), before more discovery;
+# robots files, sitemaps read less than T ago, other files: never.
+cat >"$tmp/failed" <<'EOF2'
+http://d.example/a	dead	-	-	-	1000000	-
+http://d.example/b	html	0.5	1	4	1000000	-	3
+http://d.example/c	dead	-	-	-	1000000	-	2
+http://d.example/d	html	0.5	1	4	1000000	-	9
+http://d.example/robots.txt	robots	-	-	-	1000000	-
+http://d.example/sitemap.xml	sitemap	-	-	-	1064800	-
+http://d.example/x.png	other	-	-	-	1000000	-
+http://n.example/new	-	0.1	-	-	-	-
+http://n.example/new.png	-	0.9	-	-	-	-
+EOF2
+# At 1000000 + 4T - 1: a (T) and c (2T) due, b (4T) not yet, d (30d) not.
+exits 0 "failed pages" wa-schedule -G 400 -T 6h --now 1086399 -s "$tmp/summary" "$tmp/failed"
+is "$(cut -f1,2 "$tmp/stdout" | sort | tr '\t\n' ' ;')" \
+    "http://d.example/a retry;http://d.example/c retry;http://n.example/new discover-html;" \
+    "retried after T, 2T, 4T...; no robots.txt, no image, no sitemap read less than T ago"
+is "$(grep -E '^(candidates|retry)	' "$tmp/summary" | tr '\t\n' '= ')" "candidates=3 retry=2 " \
+    "3 candidates, 2 retries"
+exits 0 "failed pages, one second later" wa-schedule -G 400 -T 6h --now 1086400 "$tmp/failed"
+is "$(cut -f1,2 "$tmp/stdout" | sort | tr '\t\n' ' ;')" \
+    "http://d.example/a retry;http://d.example/b retry;http://d.example/c retry;http://d.example/sitemap.xml refresh;http://n.example/new discover-html;" \
+    "b after 4T; the sitemap read again in a spare slot"
+exits 0 "--retry-max 1d" wa-schedule -G 400 -T 6h --retry-max 1d --now 1086400 "$tmp/failed"
+is "$(grep -c 'retry' "$tmp/stdout")" 4 "d after a day"
+exits 1 "a bad failure count" wa-schedule -G 400 -T 6h --now 1086400 - <<'EOF2'
+http://d.example/a	dead	-	-	-	1000000	-	x
+EOF2
+like "$(cat "$tmp/stderr")" "stdin:1: failures 'x' is not a count" "named by file and line"
+
 # --ahead moves the clock: 1003400 s plus 6 h is the hand example's 1025000.
 exits 0 "--ahead 6h" wa-schedule -G 11 -T 6h --alpha 1 --now 1003400 --ahead 6h \
     -s "$tmp/summary" "$tmp/hand"
