@@ -1,7 +1,7 @@
 # One acquisition cycle of wa(7) as a resumable make batch over a state
 # directory: schedule -> fetch -> extract -> extend the history ->
-# wa-linkmat -u -> wa-pagerank -U --init -> wa-lambda -> page state ->
-# wa-schedule, as DESIGN.md "The cycle" and the EXAMPLES of wa(7) chain the
+# wa-linkmat -u -> wa-pagerank --init -> wa-invrank -i -> wa-lambda -> page
+# state -> wa-schedule, as "The cycle" and the EXAMPLES of wa(7) chain the
 # tools by hand.  Every step writes its files under temporary names and
 # renames them, the step's target last, so a killed cycle resumes at the
 # step it stopped in and ends with the same files.  See wa-cycle(1).
@@ -35,6 +35,12 @@ LAMBDA_FLAGS =
 SCHEDULE_FLAGS =
 SCOPE =
 OVERRIDES =
+# Usefulness towards XML pages weighted by their importance (PR'' of
+# Mignet et al.), or uniform over them (PR').
+USEFULNESS = importance
+SUBSCRIPTIONS =
+SUBSCRIPTION_WEIGHT = 0.1
+RETRY_MAX = 30d
 
 # Cycle N is the one after STATE/current (a link to the last complete
 # cycle); an interrupted cycle N is thus resumed by the next run.
@@ -49,6 +55,18 @@ FETCH_OPTS = -w $(WAIT) -r $(CONNECTIONS) -c $(PER_CONNECTION) \
 	$(if $(PREV),-p $(P)/fetched.tsv)
 
 TAB := $(shell printf '\t')
+
+# The schedule, from the state of the last cycle (at the clock) or of this
+# one (T ahead): the same options both times.
+SCHEDULE = $(call tool,schedule) -q -G $(G) -T $(T) --retry-max $(RETRY_MAX) \
+	$(if $(NOW),--now $(NOW)) $(SCHEDULE_FLAGS)
+# The clock in Unix seconds: the time of the URLs refused without a
+# request (robots.txt, a bad URL...) in access.tsv.
+CLOCK := $(shell expr '$(NOW)' : '[0-9][0-9]*$$' >/dev/null && echo '$(NOW)' || \
+	date -u $(if $(NOW),-d '$(NOW)') +%s)
+# A fetch log row that is an attempt: all but the URLs left for later.
+NOT_TRIED = ^(interrupted|crawl-delay|retry-after)$$
+SUCCESS = ^(2[0-9][0-9]|3[0-9][0-9])$$
 
 .DELETE_ON_ERROR:
 .PHONY: cycle plan fetch extract history graph rank lambda state next report
@@ -74,9 +92,11 @@ report: $(C)/report.txt
 $(C):
 	mkdir -p '$@'
 
-# The fetch list: the seeds in the first cycle; then the plan the last
-# cycle made, followed by the seeds it did not know (reason seed,
-# priority 0).  The seeds file is order-only: editing it during a cycle
+# The fetch list: the seeds in the first cycle; then the schedule of the
+# last cycle's state at the clock, followed by the seeds it did not know
+# (reason seed, priority 0).  It is the last cycle's next.tsv when the
+# cycle starts T after it; cycles closer together fetch no page read less
+# than T ago.  The seeds file is order-only: editing it during a cycle
 # does not restart the cycle.
 $(C)/plan.tsv: | $(STATE)/seeds.tsv $(C)
 	$(call tool,url) -q '$(STATE)/seeds.tsv' >'$@.url'
@@ -85,12 +105,15 @@ ifeq ($(PREV),)
 		END { for (i = 1; i <= n; i++) print u[i], "seed", n - i + 1, "-" }' \
 		'$@.url' >'$@.tmp'
 else
-	cut -f1 '$(P)/state.tsv' >'$@.known'
+	cut -f1 '$(P)/state.tsv' '$(P)/access.tsv' | sort -u >'$@.known'
 	cut -f1 '$@.url' | sort -u | comm -23 - '$@.known' >'$@.new'
 	awk -F '$(TAB)' -v OFS='$(TAB)' 'NR == FNR { new[$$1] = 1; next } \
 		$$1 in new && !seen[$$1]++ { print $$1, "seed", 0, "-" }' \
-		'$@.new' '$@.url' | cat '$(P)/next.tsv' - >'$@.tmp'
-	rm -f '$@.known' '$@.new'
+		'$@.new' '$@.url' >'$@.seeds'
+	$(SCHEDULE) $(if $(wildcard $(P)/overrides.tsv),--overrides '$(P)/overrides.tsv') \
+		'$(P)/state.tsv' >'$@.sched'
+	cat '$@.sched' '$@.seeds' >'$@.tmp'
+	rm -f '$@.known' '$@.new' '$@.seeds' '$@.sched'
 endif
 	rm -f '$@.url'
 	mv '$@.tmp' '$@'
@@ -110,8 +133,9 @@ $(C)/links.tsv: $(C)/fetch.log
 
 # The observations of the fetch log extend the history (wa-formats(5));
 # types.tsv keeps the type of every page fetched, fetched.tsv the last
-# 2xx or 304 row of every URL (the validators of the next fetch, -p) and
-# access.tsv the time of every URL's last observation.
+# 2xx or 304 row of every URL (the validators of the next fetch, -p),
+# access.tsv the time of every URL's last attempt and failures.tsv the
+# URLs whose last attempts failed, with how many in a row.
 $(C)/history.tsv: $(C)/links.tsv
 	awk -F '$(TAB)' -v OFS='$(TAB)' '$$3 ~ /^(2[0-9][0-9]|304)$$/ \
 		{ print $$1, $$2, $$9, $$7 }' '$(C)/fetch.log' | \
@@ -126,9 +150,21 @@ $(C)/history.tsv: $(C)/links.tsv
 		cat $(if $(PREV),'$(P)/fetched.tsv') - | sort -s -t '$(TAB)' -k1,1 | \
 		awk -F '$(TAB)' '$$1 != u && NR > 1 { print l } { u = $$1; l = $$0 } \
 			END { if (NR) print l }' >'$(C)/fetched.tmp'
-	awk -F '$(TAB)' -v OFS='$(TAB)' '$$1 != u && NR > 1 { print u, t } \
-		{ u = $$1; t = $$2 } END { if (NR) print u, t }' '$@.tmp' \
-		>'$(C)/access.tmp'
+	awk -F '$(TAB)' -v OFS='$(TAB)' -v now=$(CLOCK) \
+		'$$3 !~ /$(NOT_TRIED)/ { print $$1, $$2 == "-" ? now : $$2, $$3 }' \
+		'$(C)/fetch.log' | sort -t '$(TAB)' -k1,1 -k2,2n >'$(C)/tries.tmp'
+	cut -f1,2 '$(C)/tries.tmp' | \
+		sort -m -t '$(TAB)' -k1,1 -k2,2n $(if $(PREV),'$(P)/access.tsv') - | \
+		awk -F '$(TAB)' -v OFS='$(TAB)' '$$1 != u && NR > 1 { print u, t } \
+		{ u = $$1; t = $$2 } END { if (NR) print u, t }' >'$(C)/access.tmp'
+	awk -F '$(TAB)' -v OFS='$(TAB)' -v last='$(if $(PREV),$(P)/failures.tsv)' \
+		'BEGIN { while (last != "" && (getline l <last) > 0) { \
+			split(l, f, "$(TAB)"); n[f[1]] = f[2] } } \
+		{ n[$$1] = $$3 ~ /$(SUCCESS)/ ? 0 : n[$$1] + 1 } \
+		END { for (u in n) if (n[u]) print u, n[u] }' '$(C)/tries.tmp' | \
+		sort -t '$(TAB)' -k1,1 >'$(C)/failures.tmp'
+	mv '$(C)/failures.tmp' '$(C)/failures.tsv'
+	rm -f '$(C)/tries.tmp'
 	mv '$(C)/types.tmp' '$(C)/types.tsv'
 	mv '$(C)/fetched.tmp' '$(C)/fetched.tsv'
 	mv '$(C)/access.tmp' '$(C)/access.tsv'
@@ -140,12 +176,22 @@ $(C)/graph: $(C)/history.tsv
 	$(call tool,linkmat) -q $(LINKMAT_FLAGS) $(if $(PREV),-u '$(P)/graph') \
 		-p '$(C)/pages.tsv' -o '$@' '$(C)/links.tsv'
 
-# Importance and usefulness in the same scans, from the last cycle's
-# importance; -v puts the residual of every iteration in rank.log.
+# Importance from the last cycle's, then the usefulness of HTML pages
+# towards XML pages weighted by this importance (or uniform with
+# USEFULNESS=uniform): two runs are faster than wa-pagerank -U's combined
+# scans (wa-pagerank(1)).  With no XML page the usefulness is empty and
+# the schedule weighs HTML pages by importance.  -v puts the residual of
+# every iteration in rank.log.
 $(C)/importance.tsv: $(C)/graph
+	$(if $(filter-out importance uniform,$(USEFULNESS)),$(error USEFULNESS is importance or uniform, not '$(USEFULNESS)'))
 	$(call tool,pagerank) -v $(RANK_FLAGS) \
 		$(if $(PREV),--init '$(P)/importance.tsv') \
-		-U '$(C)/usefulness.tmp' -o '$@.tmp' '$<' 2>'$(C)/rank.tmp'
+		$(if $(SUBSCRIPTIONS),--subscriptions '$(SUBSCRIPTIONS)' \
+			--subscription-weight $(SUBSCRIPTION_WEIGHT)) \
+		-o '$@.tmp' '$<' 2>'$(C)/rank.tmp'
+	$(call tool,invrank) -v $(RANK_FLAGS) \
+		$(if $(filter importance,$(USEFULNESS)),-i '$@.tmp') \
+		-o '$(C)/usefulness.tmp' '$<' 2>>'$(C)/rank.tmp'
 	mv '$(C)/rank.tmp' '$(C)/rank.log'
 	mv '$(C)/usefulness.tmp' '$(C)/usefulness.tsv'
 	mv '$@.tmp' '$@'
@@ -153,31 +199,30 @@ $(C)/importance.tsv: $(C)/graph
 $(C)/lambda.tsv: $(C)/history.tsv
 	$(call tool,lambda) -q $(LAMBDA_FLAGS) -o '$@' '$<'
 
-# The page state (wa-formats(5)), without categories.
+# The page state (wa-formats(5)), without categories: every node of the
+# graph with its type there (XML suspects too), the failures last.
 $(C)/state.tsv: $(C)/importance.tsv $(C)/lambda.tsv
-	join -t '$(TAB)' -a 1 -e - -o 0,2.2,1.2 '$(C)/importance.tsv' '$(C)/types.tsv' | \
+	$(call tool,linkmat) --dump-nodes '$(C)/graph' | cut -f1,2 | \
+	join -t '$(TAB)' -a 1 -e - -o 0,1.2,2.2 - '$(C)/importance.tsv' | \
 	join -t '$(TAB)' -a 1 -e - -o 0,1.2,1.3,2.2 - '$(C)/usefulness.tsv' | \
 	join -t '$(TAB)' -a 1 -e - -o 0,1.2,1.3,1.4,2.2 - '$(C)/lambda.tsv' | \
 	join -t '$(TAB)' -a 1 -e - -o 0,1.2,1.3,1.4,1.5,2.2 - '$(C)/access.tsv' | \
-	awk '{ print $$0 "\t-" }' >'$@.tmp'
+	join -t '$(TAB)' -a 1 -e - -o 0,1.2,1.3,1.4,1.5,1.6,2.2 - '$(C)/failures.tsv' | \
+	awk -F '$(TAB)' -v OFS='$(TAB)' '{ f = $$7; $$7 = "-"; print $$0, f }' >'$@.tmp'
 	mv '$@.tmp' '$@'
 
 # Pages outside SCOPE get the schedule override never; the rows of
-# OVERRIDES win over those.  The plan is for the next cycle, T after
-# this one (--ahead): right after a fetch no page is due.
+# OVERRIDES win over those; the next cycle's plan.tsv uses them again.
+# next.tsv is the plan of the next cycle if it starts T after this one
+# (--ahead): right after a fetch no page is due.
 $(C)/next.tsv: $(C)/state.tsv
-ifneq ($(SCOPE)$(OVERRIDES),)
 	awk -F '$(TAB)' -v OFS='$(TAB)' -v scope='$(SCOPE)' \
 		'scope != "" && $$1 !~ scope { print $$1, "never", "-" }' '$<' | \
 		cat $(OVERRIDES) - | sort -s -t '$(TAB)' -k1,1 | \
 		awk -F '$(TAB)' '$$1 != u { print } { u = $$1 }' >'$(C)/overrides.tmp'
 	mv '$(C)/overrides.tmp' '$(C)/overrides.tsv'
-endif
-	$(call tool,schedule) -q -G $(G) -T $(T) $(if $(NOW),--now $(NOW)) \
-		--ahead $(T) \
-		$(if $(SCOPE)$(OVERRIDES),--overrides '$(C)/overrides.tsv') \
-		$(SCHEDULE_FLAGS) -s '$(C)/summary.tsv' -F '$(C)/frequencies.tmp' \
-		'$<' >'$@.tmp'
+	$(SCHEDULE) --ahead $(T) --overrides '$(C)/overrides.tsv' \
+		-s '$(C)/summary.tsv' -F '$(C)/frequencies.tmp' '$<' >'$@.tmp'
 	mv '$(C)/frequencies.tmp' '$(C)/frequencies.tsv'
 	mv '$@.tmp' '$@'
 
@@ -195,6 +240,14 @@ $(C)/report.txt: $(C)/next.tsv
 			for (k in e) printf "error %s %d\n", k, e[k] | "sort"; \
 			close("sort") }' \
 		'$(C)/fetch.log'; \
+	awk -F '$(TAB)' -v rows=$$(awk -F '$(TAB)' '$$1 == "rows" { print $$2 }' \
+		'$(C)/summary.tsv') 'END { printf "planned %d of %d\n", NR, rows }' \
+		'$(C)/plan.tsv'; \
+	if [ -s '$(C)/usefulness.tsv' ]; then \
+		echo "usefulness: towards the XML pages ($(USEFULNESS))"; \
+	else \
+		echo "usefulness: none, no XML page: HTML pages weighed by importance"; \
+	fi; \
 	echo "top 10 by importance:"; \
 	sort -t '$(TAB)' -k2,2gr -k1,1 '$(C)/importance.tsv' | head -10 | \
 		awk -F '$(TAB)' '{ printf "  %.6f %s\n", $$2, $$1 }'; \

@@ -396,8 +396,9 @@ evidence_add(struct evidence *ev, char c)
 }
 
 /* The type of a node: the pages stream's, else the old graph's for a page
- * fetched before (old_type -1 for a new node), else an XML suspect or
- * unknown.  A suspect stays one. */
+ * fetched before (old_type -1 for a new node), else an XML suspect, a file
+ * that is no document by its suffix (other), or unknown.  A suspect stays
+ * one. */
 static int
 node_type(const struct evidence *ev, int old_type, const char *url)
 {
@@ -410,7 +411,7 @@ node_type(const struct evidence *ev, int old_type, const char *url)
 		return old_type;
 	if (old_type == PAGE_XML_SUSPECT || (ev && ev->xml_link) || page_xml_suspect(url, false))
 		return PAGE_XML_SUSPECT;
-	return PAGE_UNKNOWN;
+	return page_not_document(url) ? PAGE_OTHER : PAGE_UNKNOWN;
 }
 
 /* The state of a build. */

@@ -8,6 +8,7 @@
 web=$TESTDATA/web
 mk=$ROOT/scripts/cycle.mk
 command -v flock >/dev/null || skip_all "needs flock(1) (util-linux)"
+needs_python networkx
 web_start
 T=$(printf '\t')
 now1=1800000000 now2=1800086400
@@ -45,17 +46,40 @@ same_file "$tmp/pages1" "$web/expected/pages.tsv" "the pages too"
 wa-linkmat --dump-nodes "$c1/graph" | cut -f1 | sort >"$tmp/graph-nodes"
 same_file "$tmp/graph-nodes" "$tmp/nodes" "the graph has every page and link target"
 wa-linkmat --dump "$c1/graph" >"$tmp/dump1"
-cut -f1,2 "$web/expected/links.tsv" | awk -F '\t' '$1 != $2' | sort -u >"$tmp/want-dump"
-same_file "$tmp/dump1" "$tmp/want-dump" "and exactly the links (self links dropped)"
-is "$(cut -f1 "$c1/importance.tsv")" "$(cat "$tmp/nodes")" "importance for every node, sorted"
-is "$(cut -f1 "$c1/usefulness.tsv")" "$(cat "$tmp/nodes")" "usefulness too"
-like "$(awk -F '\t' '{ s += $2 } END { printf "%.9f", s }' "$c1/importance.tsv")" \
-	'^(1\.000000000|0\.999999999)$' "the importance sums to 1"
+awk -F '\t' '$1 != $2 && $3 !~ /^sitemap/' "$web/expected/links.tsv" | cut -f1,2 |
+	sort -u >"$tmp/want-dump"
+same_file "$tmp/dump1" "$tmp/want-dump" \
+	"and exactly the links (self links dropped, those of robots.txt and sitemaps hints)"
+wa-linkmat --dump-nodes "$c1/graph" | awk -F '\t' '$2 !~ /^(other|error|dead|robots|sitemap)$/' |
+	cut -f1 >"$tmp/ranked"
+is "$(grep -c 'robots\.txt$' "$tmp/ranked")" 0 "no robots.txt is a page"
+is "$(cut -f1 "$c1/importance.tsv")" "$(cat "$tmp/ranked")" \
+	"importance for every node that may be a document, sorted"
+is "$(cut -f1 "$c1/usefulness.tsv")" "$(cat "$tmp/ranked")" "usefulness too"
+vcheck() {	# MSG VERIFY-ARGS...
+	msg=$1; shift
+	out=$("$PY" "$T_DIR/rank-verify.py" "$@" 2>&1)
+	t_result $? "$msg"
+	printf '%s\n' "$out" | sed 's/^/#   /'
+}
+vcheck "the importance is networkx's over the links" pagerank "$c1/links.tsv" "$c1/pages.tsv" \
+	"$c1/importance.tsv"
+cut -f1,2 "$c1/importance.tsv" >"$tmp/imp1"
+vcheck "the usefulness is networkx's, weighted by the importance" invrank-importance \
+	"$c1/links.tsv" "$c1/pages.tsv" "$c1/usefulness.tsv" --importance "$tmp/imp1"
 ngood=$(awk -F '\t' '$3 ~ /^(2[0-9][0-9]|304)$/' "$c1/fetch.log" | wc -l)
 is "$(wc -l <"$c1/history.tsv")" "$ngood" "the history has an observation per 2xx fetch"
 is "$(cut -f1 "$c1/lambda.tsv")" "$(cut -f1 "$c1/history.tsv")" "and a change rate per page observed"
 is "$(cut -f1 "$c1/state.tsv")" "$(cat "$tmp/nodes")" "the page state has every node"
-is "$(awk -F '\t' '$6 != "-"' "$c1/state.tsv" | wc -l)" "$ngood" "with an access for the pages fetched"
+awk -F '\t' '$3 !~ /^(interrupted|crawl-delay|retry-after)$/' "$c1/fetch.log" | cut -f1 |
+	sort -u >"$tmp/tried"
+awk -F "\t" '$6 != "-"' "$c1/state.tsv" | cut -f1 >"$tmp/accessed"
+same_file "$tmp/accessed" "$(join "$tmp/tried" "$tmp/nodes" >"$tmp/tried-nodes"; echo "$tmp/tried-nodes")" \
+	"with an access for the pages tried"
+is "$(cut -f1,2 "$c1/failures.tsv" | tr '\t\n' ' ;')" \
+	"$(awk -F '\t' '$3 !~ /^(2[0-9][0-9]|3[0-9][0-9]|interrupted|crawl-delay|retry-after)$/ \
+	{ print $1 " 1" }' "$c1/fetch.log" | sort -u | tr '\n' ';')" \
+	"and one failure for each page whose fetch failed"
 is "$(awk -F '\t' '$1 == "rows" { print $2 }' "$c1/summary.tsv")" 25 "the plan holds G x T = 25 rows"
 is "$(grep -Evc '^http://[a-z]+\.test:8080/' "$c1/next.tsv")" 0 "and nothing outside SCOPE"
 wa-schedule -q -G 100 -T 6h --now $((now1 + 21600)) --overrides "$c1/overrides.tsv" \
@@ -82,7 +106,10 @@ like "$(grep '^  cost ' "$r")" '^  cost [0-9]' "and the plan summary"
 ok "wa-cycle runs cycle 2" cycle "$a" --now $now2
 c2=$a/cycle-2
 is "$(readlink "$a/current")" cycle-2 "current points at cycle 2"
-same_file "$c2/plan.tsv" "$c1/next.tsv" "the plan of cycle 2 is cycle 1's next plan"
+wa-schedule -q -G 100 -T 6h --retry-max 30d --now $now2 --overrides "$c1/overrides.tsv" \
+	"$c1/state.tsv" >"$tmp/plan2"
+same_file "$c2/plan.tsv" "$tmp/plan2" \
+	"the plan of cycle 2 is the schedule of cycle 1's state at cycle 2's clock"
 is "$(awk -F '\t' '$9 == 1' "$c2/fetch.log" | wc -l)" 0 "nothing changed in the test web"
 is "$(sed -n 's/^changed //p' "$c2/report.txt")" 0 "and the report says so"
 refetched=$(cut -f1 "$c1/history.tsv" | join - "$(cut -f1 "$c2/fetch.log" | sort >"$tmp/f2"; echo "$tmp/f2")" | wc -l)
@@ -93,7 +120,8 @@ is "$(wc -l <"$c2/history.tsv")" $((ngood + ngood2)) "the history gains the obse
 is "$(sort -c -t "$T" -k1,1 -k2,2n "$c2/history.tsv" && echo sorted)" sorted "and stays sorted"
 wa-linkmat --dump "$c2/graph" >"$tmp/dump2"
 is "$(comm -23 "$tmp/dump1" "$tmp/dump2")" "" "the graph keeps the links of cycle 1"
-cut -f1,2 "$c2/links.tsv" | awk -F '\t' '$1 != $2' | sort -u | comm -23 - "$tmp/dump2" >"$tmp/lost"
+awk -F '\t' '$1 != $2 && $3 !~ /^sitemap/' "$c2/links.tsv" | cut -f1,2 | sort -u |
+	comm -23 - "$tmp/dump2" >"$tmp/lost"
 is "$(cat "$tmp/lost")" "" "and has those of cycle 2"
 like "$(grep -e '-u .*/cycle-1/graph' "$c2/log")" wa-linkmat "cycle 2 updates cycle 1's graph (-u)"
 like "$(grep -A1 -e 'wa-pagerank -v' "$c2/log")" "--init '[^']*/cycle-1/importance.tsv'" \

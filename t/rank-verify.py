@@ -103,8 +103,12 @@ class Graph:
 			if len(f) < 2:
 				die("%s:%d: fewer than 2 columns" % (links, no))
 			s, d = f[0], f[1]
-			nodes.add(s)
 			nodes.add(d)
+			# A link from a sitemap or robots.txt is a hint: its target
+			# is a node, the link no edge.
+			if len(f) > 2 and f[2].startswith("sitemap"):
+				continue
+			nodes.add(s)
 			if s != d:
 				edges.add((s, d))
 		if pages != "-":
@@ -308,9 +312,12 @@ def compare(ours, ref_urls, ref, tol, label):
 	diff = np.abs(v - ref)
 	l1 = diff.sum()
 	status = 0 if l1 <= tol else 1
-	print("L1 %.3e (tolerance %.0e, %d nodes, scores sum to 1%+.1e)" % (l1, tol, len(v), s - 1))
-	if abs(s - 1) > 1e-9:
-		print("%s: the scores sum to %.17g, not 1" % (label, s))
+	# Over the pages listed: 1 less what the pages not listed hold.
+	want = ref.sum()
+	print("L1 %.3e (tolerance %.0e, %d nodes, scores sum to %.9f%+.1e)" % (l1, tol, len(v),
+	    want, s - want))
+	if abs(s - want) > 1e-9:
+		print("%s: the scores sum to %.17g, not %.17g" % (label, s, want))
 		status = 1
 	if status:
 		for i in np.argsort(-diff)[:5]:
@@ -364,8 +371,25 @@ def iterations(path):
 
 
 HEADER = 64
-# The page types that wa-pagerank and wa-invrank rank but do not list.
+# The page types that wa-pagerank and wa-invrank rank but do not list, and
+# the suffixes that make a URL never fetched such a page (wa-formats(5),
+# "Page types").
 NOT_RANKED = {"other", "error", "dead", "robots", "sitemap"}
+NOT_DOCUMENT = set("""7z apk avi avif bin bmp bz2 css csv deb dmg doc docx eot epub exe
+flac gif gz ico iso jar jpeg jpg js json m4a mjs mkv mov mp3 mp4 mpeg mpg msi odp ods
+odt ogg otf pdf pl png ppt pptx ps py rar rpm rtf sh svg swf tar tgz tif tiff ttf txt
+wasm wav webm webp woff woff2 xls xlsx xz zip zst""".split())
+
+
+def listed(url, types):
+	"""Whether the tools give url a row: by its type, or by its suffix
+	when it was never fetched."""
+	if url in types:
+		return types[url] not in NOT_RANKED
+	path = url.split("://", 1)[-1].partition("/")[2].split("?", 1)[0]
+	name = path.rsplit("/", 1)[-1]
+	suffix = name.rsplit(".", 1)[1].lower() if "." in name[1:] else ""
+	return suffix not in NOT_DOCUMENT
 
 
 def fix_crcs(data):
@@ -644,7 +668,7 @@ def main():
 	ours = read_scores(pos[3], mode)
 	# Pages that are no documents are nodes of the computation but have
 	# no row of their own.
-	ranked = [i for i, u in enumerate(g.nodes) if g.types.get(u) not in NOT_RANKED]
+	ranked = [i for i, u in enumerate(g.nodes) if listed(u, g.types)]
 	sys.exit(compare(ours, [g.nodes[i] for i in ranked], x[ranked], args.tol, pos[3]))
 
 
