@@ -120,10 +120,6 @@ extract_begin(struct extract *ex, const char *url, struct extract_info *info)
 		strmap_free(&ex->seen, NULL);
 		strmap_init(&ex->seen);
 	}
-	if (ex->nofollowed.count) {
-		strmap_free(&ex->nofollowed, NULL);
-		strmap_init(&ex->nofollowed);
-	}
 }
 
 /* Suffixes whose type is known and not XML; both lists in strcmp order,
@@ -586,6 +582,10 @@ document_begin(struct extract *ex)
 		return;
 	ex->in_document = true;
 	ex->pending = ex->seen.count;
+	if (ex->nofollowed.count) {
+		strmap_free(&ex->nofollowed, NULL);
+		strmap_init(&ex->nofollowed);
+	}
 }
 
 /* Gives the document's links in the order they came, or counts them
