@@ -13,6 +13,9 @@
  *     tab or newline;
  *   - parsing the same page again with the same extractor gives the same
  *     links and facts (no state leaks from one page to the next);
+ *   - with robots directives obeyed (the top bit of the first byte; the
+ *     body's first 200 bytes are an X-Robots-Tag value too), a nofollow
+ *     page gives no link;
  *   - the body read as robots.txt gives only "sitemap" links, and as a
  *     redirect's Location exactly url_resolve's answer ("+xml" may follow
  *     the how of both). */
@@ -68,9 +71,11 @@ extract_check_info(const struct extract_info *info, const struct extract_seen *s
     enum page_type type)
 {
 	fuzz_check(info->outdeg == s->n, "outdeg %zu, %zu links given", info->outdeg, s->n);
-	/* Either kind is an error when it nests too deep or expands too much. */
+	/* Either kind is an error when it nests too deep or expands too much;
+	 * an XML document may be a sitemap. */
 	if (type == PAGE_HTML || type == PAGE_XML)
-		fuzz_check(info->type == type || info->type == PAGE_ERROR,
+		fuzz_check(info->type == type || info->type == PAGE_ERROR ||
+		    (type == PAGE_XML && info->type == PAGE_SITEMAP),
 		    "%s page of type %s", page_type_names[type],
 		    page_type_names[info->type]);
 	fuzz_check(memchr(info->root, '\0', sizeof info->root) != NULL, "root not terminated");
@@ -107,26 +112,40 @@ extract_fuzz_one(const uint8_t *data, size_t size)
 
 	struct extract_seen first = { .page = page }, second = { .page = pages[0] };
 	struct extract_info info, info2;
+	bool obey = mode & 0x80;
+	size_t tag_len = len < 200 ? len : 200;
 	struct extract *ex = extract_new(extract_collect, &first);
+	if (obey)
+		extract_obey_robots_tags(ex, "wa-fetch");
 	extract_begin(ex, page, &info);
+	extract_x_robots_tag(ex, (const char *)body, tag_len);
 	extract_document(ex, type, charset, body, len);
 	extract_check_info(&info, &first, type);
+	fuzz_check(obey || (!info.noindex && !info.nofollow && !info.nofollowed),
+	    "robots directives obeyed unasked");
+	fuzz_check(!info.nofollow || info.outdeg == 0, "nofollow page gave %zu links",
+	    info.outdeg);
 	extract_free(ex);
 
 	/* The same page again, after another page, with one extractor. */
 	ex = extract_new(extract_collect, &second);
+	if (obey)
+		extract_obey_robots_tags(ex, "wa-fetch");
 	extract_begin(ex, pages[0], &info2);
 	extract_document(ex, PAGE_HTML, NULL, (const unsigned char *)"<a href=x>x</a>", 15);
 	second.page = page;
 	second.len = second.n = 0;
 	extract_begin(ex, page, &info2);
+	extract_x_robots_tag(ex, (const char *)body, tag_len);
 	extract_document(ex, type, charset, body, len);
 	fuzz_check(second.n == first.n && second.len == first.len &&
 	    (first.len == 0 || memcmp(first.text, second.text, first.len) == 0),
 	    "a second parse gave other links");
 	fuzz_check(info.type == info2.type && info.outdeg == info2.outdeg &&
 	    info.dropped == info2.dropped && strcmp(info.root, info2.root) == 0 &&
-	    strcmp(info.doctype, info2.doctype) == 0, "a second parse gave other facts");
+	    strcmp(info.doctype, info2.doctype) == 0 && info.noindex == info2.noindex &&
+	    info.nofollow == info2.nofollow && info.nofollowed == info2.nofollowed,
+	    "a second parse gave other facts");
 
 	/* The body as robots.txt and as a Location. */
 	struct extract_seen robots = { .page = page, .only_how = "sitemap" };

@@ -27,6 +27,9 @@ CONNECTIONS = 32
 PER_CONNECTION = 100
 RESOLVE =
 ALLOW_PRIVATE =
+USER_AGENT =
+ROBOTS_AGENT =
+CONTACT =
 FETCH_FLAGS =
 EXTRACT_FLAGS =
 LINKMAT_FLAGS =
@@ -51,6 +54,9 @@ P := $(STATE)/cycle-$(PREV)
 
 FETCH_OPTS = -w $(WAIT) -r $(CONNECTIONS) -c $(PER_CONNECTION) \
 	$(if $(NOW),--now $(NOW)) $(if $(ALLOW_PRIVATE),--allow-private) \
+	$(if $(USER_AGENT),-A '$(subst ','\'',$(USER_AGENT))') \
+	$(if $(ROBOTS_AGENT),--robots-agent '$(ROBOTS_AGENT)') \
+	$(if $(CONTACT),--contact '$(CONTACT)') \
 	$(foreach r,$(RESOLVE),--resolve $(r)) $(FETCH_FLAGS) \
 	$(if $(PREV),-p $(P)/fetched.tsv)
 
@@ -126,7 +132,7 @@ $(C)/fetch.log: $(C)/plan.tsv
 	mv '$@.tmp' '$@'
 
 $(C)/links.tsv: $(C)/fetch.log
-	$(call tool,extract) -q $(EXTRACT_FLAGS) -p '$(C)/pages.tmp' \
+	$(call tool,extract) -q $(if $(ROBOTS_AGENT),--robots-agent '$(ROBOTS_AGENT)') $(EXTRACT_FLAGS) -p '$(C)/pages.tmp' \
 		'$(C)'/crawl*.warc.gz >'$@.tmp'
 	mv '$(C)/pages.tmp' '$(C)/pages.tsv'
 	mv '$@.tmp' '$@'

@@ -11,12 +11,14 @@
 
 #include "extract.h"
 #include "httpresp.h"
+#include "robots.h"
 #include "url.h"
 #include "wa.h"
 #include "warc.h"
 
 static const char usage[] =
-    "usage: wa-extract [-kqv] [-p PAGES] [--max-size SIZE] [WARC...]\n"
+    "usage: wa-extract [-kqv] [-p PAGES] [--max-size SIZE] [--robots-agent TOKEN]\n"
+    "                  [--ignore-robots-tags] [WARC...]\n"
     "Reads the response and resource records of the WARC files (or stdin,\n"
     "gzip or plain) and writes the links of their HTML and XML pages on\n"
     "stdout: src, dst, how (see wa-formats(5), \"Links\").\n"
@@ -27,13 +29,21 @@ static const char usage[] =
     "                   written, exit 1)\n"
     "  --max-size SIZE  largest decoded body parsed (default 64M); a larger\n"
     "                   one is a page of type error\n"
+    "  --robots-agent TOKEN  our robots product token, for the meta robots and\n"
+    "                   X-Robots-Tag directives named for a robot (default:\n"
+    "                   the one the warcinfo record names, if any)\n"
+    "  --ignore-robots-tags  follow nofollow links, type noindex pages as\n"
+    "                   any other (default: obey meta robots, rel=nofollow,\n"
+    "                   X-Robots-Tag)\n"
     "  -q               no progress line, no summary\n"
     "  -v               report every page that could not be parsed or has\n"
     "                   links refused\n"
     "  -h               this help;  --version  the version\n"
     "See wa-extract(1).\n";
 
-enum { OPT_MAX_SIZE = WA_OPT_FIRST_TOOL };
+enum {
+	OPT_MAX_SIZE = WA_OPT_FIRST_TOOL, OPT_ROBOTS_AGENT, OPT_IGNORE_ROBOTS_TAGS,
+};
 
 /* Errors shown one by one before only counting them (without -v). */
 #define ERRORS_SHOWN 5
@@ -43,7 +53,12 @@ static FILE *pages;
 static struct progress pg;
 static struct extract *ex;
 
-static uint64_t nrecords, nlinks, ntype[PAGE_TYPES];
+static bool robots_tags = true;
+static const char *robots_agent;	/* --robots-agent */
+/* Else the token of the file's warcinfo record, "" if none. */
+static char info_agent[64];
+
+static uint64_t nrecords, nlinks, ntype[PAGE_TYPES], nnofollow;
 static uint64_t nrefused, nrefused_pages;
 static uint64_t nskipped_not_http;
 static const char *const skipped_types[] = {
@@ -131,6 +146,13 @@ put_page(const char *url, const struct extract_info *info, const char *date,
 	    *info->doctype ? info->doctype : "-");
 }
 
+static void
+x_robots_tag(void *arg, const char *value, size_t len)
+{
+	extract_x_robots_tag(ex, value, len);
+	(void)arg;
+}
+
 /* The page of a response record's HTTP message, or of a resource. */
 static void
 page(const char *file, const struct warc_record *rec, const char *url,
@@ -168,6 +190,8 @@ page(const char *file, const struct warc_record *rec, const char *url,
 	else if (pages)
 		sha1_digest(payload, payload_len, digest);
 
+	if (is_response && robots_tags)
+		http_each_field(rec->block, &r, "X-Robots-Tag", x_robots_tag, NULL);
 	/* A dead page and an error answer are no documents: the links of
 	 * their bodies are not the site's. */
 	if (page_status_dead(r.status)) {
@@ -218,6 +242,53 @@ page(const char *file, const struct warc_record *rec, const char *url,
 		page_error(file, rec, url, info, NULL);
 }
 
+/* The value of the field name in a warcinfo block (application/
+ * warc-fields: "name: value" lines), into out; false if absent or too
+ * long. */
+static bool
+info_field(const struct warc_record *rec, const char *name, char *out,
+    size_t size)
+{
+	const char *p = (const char *)rec->block, *end = p + rec->block_len;
+	size_t n = strlen(name);
+	while (p < end) {
+		const char *eol = memchr(p, '\n', (size_t)(end - p));
+		const char *e = eol ? eol : end;
+		if ((size_t)(e - p) > n && p[n] == ':' && strncasecmp(p, name, n) == 0) {
+			const char *v = p + n + 1;
+			while (v < e && (*v == ' ' || *v == '\t'))
+				v++;
+			while (e > v && (e[-1] == '\r' || e[-1] == ' ' || e[-1] == '\t'))
+				e--;
+			if ((size_t)(e - v) >= size)
+				return false;
+			memcpy(out, v, (size_t)(e - v));
+			out[e - v] = '\0';
+			return true;
+		}
+		p = e + 1;
+	}
+	return false;
+}
+
+/* The robots agent of a warcinfo record: the token wa-fetch obeyed, else
+ * that of the User-Agent another crawler names. */
+static void
+warcinfo(const struct warc_record *rec)
+{
+	char ua[512];
+	char *token = NULL;
+	if (info_field(rec, "wa-fetch-robots-agent", ua, sizeof ua) &&
+	    robots_token_valid(ua))
+		token = wa_strdup(ua);
+	else if (info_field(rec, "http-header-user-agent", ua, sizeof ua))
+		token = robots_agent_token(ua);
+	snprintf(info_agent, sizeof info_agent, "%s",
+	    token && strlen(token) < sizeof info_agent ? token : "");
+	free(token);
+	extract_obey_robots_tags(ex, info_agent);
+}
+
 static void
 record(const char *file, const struct warc_record *rec)
 {
@@ -225,6 +296,8 @@ record(const char *file, const struct warc_record *rec)
 	bool is_response = type && strcmp(type, "response") == 0;
 	size_t i;
 	nrecords++;
+	if (type && strcmp(type, "warcinfo") == 0 && robots_tags && !robots_agent)
+		warcinfo(rec);
 	if (!is_response && !(type && strcmp(type, "resource") == 0)) {
 		for (i = 0; i < NSKIPPED - 1; i++)
 			if (type && strcmp(type, skipped_types[i]) == 0)
@@ -265,6 +338,12 @@ record(const char *file, const struct warc_record *rec)
 			    info.refused, info.refused_first);
 		nrefused += info.refused;
 	}
+	/* A noindex document is still parsed for its links: it stays in
+	 * the graph and passes importance on, but is no XML target and is
+	 * weighed as an HTML page. */
+	if (info.noindex && (info.type == PAGE_HTML || page_type_xml(info.type)))
+		info.type = PAGE_NOINDEX;
+	nnofollow += info.nofollowed;
 	put_page(url, &info, warc_field(rec, "WARC-Date"), digest);
 }
 
@@ -274,6 +353,11 @@ read_warc(const char *path)
 {
 	struct warc_reader *r = warc_reader_open(path);
 	struct warc_record rec;
+	/* A warcinfo record speaks for the records of its file. */
+	if (robots_tags && !robots_agent && *info_agent) {
+		*info_agent = '\0';
+		extract_obey_robots_tags(ex, NULL);
+	}
 	while (warc_read(r, &rec)) {
 		record(path, &rec);
 		progress_set(&pg, nrecords);
@@ -288,6 +372,8 @@ main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "max-size", required_argument, NULL, OPT_MAX_SIZE },
+		{ "robots-agent", required_argument, NULL, OPT_ROBOTS_AGENT },
+		{ "ignore-robots-tags", no_argument, NULL, OPT_IGNORE_ROBOTS_TAGS },
 		WA_COMMON_LONGOPTS
 	};
 	const char *pages_path = NULL;
@@ -309,6 +395,15 @@ main(int argc, char **argv)
 			if (max_size == 0)
 				wa_usage_error("--max-size: must be more than 0");
 			break;
+		case OPT_ROBOTS_AGENT:
+			if (!robots_token_valid(optarg))
+				wa_usage_error("--robots-agent: '%s' is no product token "
+				    "(letters, '_' and '-' only)", optarg);
+			robots_agent = optarg;
+			break;
+		case OPT_IGNORE_ROBOTS_TAGS:
+			robots_tags = false;
+			break;
 		default:
 			wa_common_option(c);
 		}
@@ -320,6 +415,8 @@ main(int argc, char **argv)
 	static char outbuf[1 << 16];
 	setvbuf(stdout, outbuf, _IOFBF, sizeof outbuf);
 	ex = extract_new(put_link, NULL);
+	if (robots_tags)
+		extract_obey_robots_tags(ex, robots_agent);
 
 	uint64_t unreadable = 0;
 	progress_start(&pg, "records", 0);
@@ -347,9 +444,13 @@ main(int argc, char **argv)
 			tlen += (size_t)snprintf(types + tlen, sizeof types - tlen, "%s%llu %s",
 			    tlen ? ", " : "", (unsigned long long)ntype[t], page_type_names[t]);
 	}
-	wa_note("%llu records: %llu pages (%s), %llu links",
+	char nofollow[64] = "";
+	if (nnofollow)
+		snprintf(nofollow, sizeof nofollow, ", %llu not followed (nofollow)",
+		    (unsigned long long)nnofollow);
+	wa_note("%llu records: %llu pages (%s), %llu links%s",
 	    (unsigned long long)nrecords, (unsigned long long)npages, types,
-	    (unsigned long long)nlinks);
+	    (unsigned long long)nlinks, nofollow);
 	char skipped[512];
 	size_t len = 0;
 	for (size_t i = 0; i < NSKIPPED; i++)

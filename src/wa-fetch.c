@@ -46,10 +46,10 @@ static const char usage[] =
     "  -r N            connections, at most one per site (32)\n"
     "  -c N            requests per connection (100)\n"
     "  -L N            follow up to N redirects (0: log them, do not follow)\n"
-    "  -A AGENT        User-Agent; its product token picks robots.txt rules\n"
-    "  --allow-private allow loopback, private and link-local addresses\n"
+    "  -A AGENT        User-Agent (wa-fetch/VERSION; --contact URL adds (+URL))\n"
+    "  --robots-agent TOKEN      robots.txt product token (default: from AGENT)\n"
+    "  --allow-private (loopback, private, link-local)  --insecure (no TLS checks)\n"
     "  --allow-net CIDR          also allow the non-public addresses of CIDR\n"
-    "  --insecure      do not verify TLS certificates\n"
     "  --resolve HOST:PORT:ADDR  connect to ADDR for HOST:PORT (repeatable)\n"
     "  --max-size SIZE           cap on a body, encoded or decoded (10M)\n"
     "  --max-crawl-delay SECONDS largest Crawl-delay, Retry-After obeyed (30s)\n"
@@ -66,7 +66,7 @@ enum {
 	OPT_ALLOW_PRIVATE = WA_OPT_FIRST_TOOL, OPT_ALLOW_NET, OPT_INSECURE, OPT_RESOLVE,
 	OPT_MAX_SIZE, OPT_MAX_CRAWL_DELAY, OPT_WARC_MAX_SIZE, OPT_ROBOTS_CACHE,
 	OPT_RESUME, OPT_CONNECT_TIMEOUT, OPT_TIMEOUT, OPT_LOW_SPEED_LIMIT,
-	OPT_LOW_SPEED_TIME,
+	OPT_LOW_SPEED_TIME, OPT_ROBOTS_AGENT, OPT_CONTACT,
 };
 
 /* A site failing this many requests in a row is given up for the run. */
@@ -82,8 +82,8 @@ static struct {
 	unsigned long parallel, per_connection, follow;
 	uint64_t max_size, warc_max_size, low_speed_limit;
 	bool allow_private, insecure;
-	const char *agent;
-	char *robots_token;
+	const char *agent, *contact;
+	char *agent_buf, *robots_token;
 	struct curl_slist *resolve;
 	struct netaddr_block *allowed;
 	size_t nallowed;
@@ -848,6 +848,7 @@ open_warc(void)
 		{ "conformsTo", "https://iipc.github.io/warc-specifications/specifications/warc-format/warc-1.1/" },
 		{ "robots", "obey" },
 		{ "http-header-user-agent", opt.agent },
+		{ "wa-fetch-robots-agent", opt.robots_token },
 		{ "wa-fetch-wait", wait },
 	};
 	warc = warc_writer_open(opt.warc, opt.warc_max_size, info,
@@ -873,8 +874,11 @@ parse_options(int argc, char **argv)
 		{ "low-speed-limit", required_argument, NULL, OPT_LOW_SPEED_LIMIT },
 		{ "low-speed-time", required_argument, NULL, OPT_LOW_SPEED_TIME },
 		{ "now", required_argument, NULL, WA_OPT_NOW },
+		{ "robots-agent", required_argument, NULL, OPT_ROBOTS_AGENT },
+		{ "contact", required_argument, NULL, OPT_CONTACT },
 		WA_COMMON_LONGOPTS
 	};
+	bool agent_given = false;
 	int c;
 
 	while ((c = getopt_long(argc, argv, "A:c:hL:o:p:qr:vw:", longopts, NULL)) != -1) {
@@ -884,6 +888,7 @@ parse_options(int argc, char **argv)
 				wa_usage_error("-A: the agent must be one line starting "
 				    "with a product token ('name/version')");
 			opt.agent = optarg;
+			agent_given = true;
 			break;
 		case 'c':
 			opt.per_connection = opt_count("-c", optarg, 1, 1000000);
@@ -960,12 +965,32 @@ parse_options(int argc, char **argv)
 			if (opt.now < 0)
 				wa_usage_error("--now: '%s' is before 1970", optarg);
 			break;
+		case OPT_ROBOTS_AGENT:
+			if (!robots_token_valid(optarg))
+				wa_usage_error("--robots-agent: '%s' is no product token "
+				    "(letters, '_' and '-' only)", optarg);
+			free(opt.robots_token);
+			opt.robots_token = wa_strdup(optarg);
+			break;
+		case OPT_CONTACT:
+			if (!*optarg || strpbrk(optarg, " \t\r\n()"))
+				wa_usage_error("--contact: '%s' is not a URL", optarg);
+			opt.contact = optarg;
+			break;
 		default:
 			wa_common_option(c);
 		}
 	}
-	/* The product token: the agent up to its first '/' or space. */
-	opt.robots_token = wa_strndup(opt.agent, strcspn(opt.agent, "/ "));
+	if (opt.contact && agent_given)
+		wa_usage_error("--contact: only for the default agent; -A AGENT "
+		    "can hold the URL itself");
+	if (opt.contact)
+		opt.agent = opt.agent_buf = wa_asprintf("wa-fetch/%s (+%s)",
+		    WA_VERSION, opt.contact);
+	/* The product token: see robots_agent_token. */
+	if (!opt.robots_token && !(opt.robots_token = robots_agent_token(opt.agent)))
+		wa_usage_error("-A: '%s' starts with no product token of letters, "
+		    "'_' and '-': give --robots-agent", opt.agent);
 	if (opt.robots_cache && mkdir(opt.robots_cache, 0777) != 0 && errno != EEXIST)
 		wa_die_errno("--robots-cache: %s", opt.robots_cache);
 }
@@ -1037,6 +1062,7 @@ main(int argc, char **argv)
 	free(entries);
 	free(inflight);
 	free(opt.robots_token);
+	free(opt.agent_buf);
 	curl_slist_free_all(opt.resolve);
 	free(opt.allowed);
 	curl_multi_cleanup(multi);

@@ -15,7 +15,7 @@ mk() {	# NAME N: a site with pages p1..p3 and private/{x,ok}.html
 	echo ok >"$tmp/$1/private/ok.html"
 	R="$R --resolve $1.test:8080:$(t_addr $2)"
 }
-mk a 1; mk b 2; mk c 3; mk d 4; mk e 5
+mk a 1; mk b 2; mk c 3; mk d 4; mk e 5; mk f 6
 cat >"$tmp/a/robots.txt" <<TXT
 User-agent: *
 Disallow: /
@@ -37,6 +37,7 @@ nginx_start b "$(t_addr 2)" 8080 "$tmp/b"
 nginx_start c "$(t_addr 3)" 8080 "$tmp/c" 'location = /robots.txt { return 503; }'
 nginx_start d "$(t_addr 4)" 8080 "$tmp/d" 'location = /robots.txt { return 301 /r/robots.txt; }'
 nginx_start e "$(t_addr 5)" 8080 "$tmp/e"
+nginx_start f "$(t_addr 6)" 8080 "$tmp/f"
 ok "the robots.txt of e is over 500 KiB" test "$(wc -c <"$tmp/e/robots.txt")" -gt 600000
 
 for s in a b c d e; do
@@ -79,6 +80,50 @@ is "$(wa-extract "$tmp/crawl.warc" 2>/dev/null | awk -F '\t' '$1 ~ /robots.txt$/
 # Another agent's product token falls back to the "*" group.
 echo "http://a.test:8080/p1.html" | wa-fetch $R -A "other/2.0 (+http://x.test/)" >"$tmp/log"
 is "$(cut -f 3,11 "$tmp/log")" "robots	disallow" "-A names the group that applies"
+
+# The product token: a browser-like agent's "(compatible; NAME/..." names
+# the group, or --robots-agent does.
+cat >"$tmp/f/robots.txt" <<TXT
+User-agent: *
+Disallow: /p3
+
+User-agent: Mozilla
+Disallow: /p1
+
+User-agent: mybot
+Disallow: /p2
+TXT
+for p in 1 2 3; do echo "http://f.test:8080/p$p.html"; done >"$tmp/furls"
+fverdicts() { cut -f 3 "$tmp/log" | tr '\n' ' '; }
+moz="Mozilla/5.0 (compatible; mybot/1.0; +https://example.org/bot)"
+wa-fetch $R -A "$moz" "$tmp/furls" >"$tmp/log"
+is "$(fverdicts)" "200 robots 200 " "-A 'Mozilla/5.0 (compatible; mybot/1.0; ...)': the mybot group"
+wa-fetch $R -A "$moz" --robots-agent otherbot "$tmp/furls" >"$tmp/log"
+is "$(fverdicts)" "200 200 robots " "--robots-agent otherbot: the * group"
+wa-fetch $R -A "$moz" --robots-agent MOZILLA "$tmp/furls" >"$tmp/log"
+is "$(fverdicts)" "robots 200 200 " "--robots-agent Mozilla: that group, in any case"
+wa-fetch $R -A "Mozilla/5.0 (X11; Linux x86_64)" "$tmp/furls" >"$tmp/log"
+is "$(fverdicts)" "robots 200 200 " "without a compatible comment: the first product"
+wa-fetch $R -A "mybot_x/2 (compatible; 360Spider)" "$tmp/furls" >"$tmp/log"
+is "$(fverdicts)" "200 200 robots " "a compatible name of no letter: the first product's token"
+for bad in "my bot" "mybot/1.0" "bot2" "" "b\xc3\xa9"; do
+	exits 2 "--robots-agent '$bad' is refused" wa-fetch $R --robots-agent "$(printf "$bad")" "$tmp/furls"
+done
+like "$(cat "$tmp/stderr")" "^wa-fetch: --robots-agent: '.*' is no product token \\(letters, '_' and '-' only\\)" \
+	"with the reason"
+exits 2 "-A without a product token of letters is refused" wa-fetch $R -A "123/4.5" "$tmp/furls"
+like "$(cat "$tmp/stderr")" "give --robots-agent" "and --robots-agent proposed"
+exits 0 "but accepted with --robots-agent" wa-fetch $R -A "123/4.5" --robots-agent mybot "$tmp/furls"
+
+# The default agent, with a contact URL.
+echo "http://f.test:8080/p1.html" |
+	wa-fetch $R --contact https://example.org/crawler -o "$tmp/contact.warc" >"$tmp/log"
+is "$(grep -a -m1 '^User-Agent:' "$tmp/contact.warc" | tr -d '\r')" \
+	"User-Agent: wa-fetch/$(wa-fetch --version | awk '{ print $NF }') (+https://example.org/crawler)" \
+	"--contact URL: wa-fetch/VERSION (+URL)"
+is "$(cut -f 3 "$tmp/log")" 200 "and the product token stays wa-fetch (the * group allows p1)"
+exits 2 "--contact with -A is refused" wa-fetch $R -A "x/1" --contact https://example.org/ "$tmp/furls"
+exits 2 "--contact with a space is refused" wa-fetch $R --contact "https://e.org/ x" "$tmp/furls"
 
 # The cache: one fetch per site for 24 hours.
 cache=$tmp/robots-cache

@@ -57,6 +57,13 @@ struct extract {
 	unsigned char *repaired;	/* a UTF-8 page with U+FFFD for bad bytes */
 	size_t repaired_cap;
 	size_t scratch_cap;
+	/* Robots directives (extract_obey_robots_tags) */
+	bool obey;
+	char *agent;		/* our product token, or NULL */
+	bool in_document;	/* links now are the document's */
+	bool link_nofollow;	/* the link being given has rel="nofollow" */
+	size_t pending;		/* seen's first document link, not given yet */
+	struct strmap nofollowed;	/* targets of links not followed */
 };
 
 struct extract *
@@ -66,6 +73,7 @@ extract_new(extract_link_fn *fn, void *arg)
 	ex->fn = fn;
 	ex->arg = arg;
 	strmap_init(&ex->seen);
+	strmap_init(&ex->nofollowed);
 	return ex;
 }
 
@@ -85,6 +93,8 @@ extract_free(struct extract *ex)
 	clear_bases(ex);
 	free(ex->bases);
 	strmap_free(&ex->seen, NULL);
+	strmap_free(&ex->nofollowed, NULL);
+	free(ex->agent);
 	free(ex->text);
 	free(ex->scratch);
 	free(ex->repaired);
@@ -118,6 +128,15 @@ resolve(const char *base, const char *ref, char out[URL_BUFSIZE])
 	return url_resolve(base, ref, out, &why);
 }
 
+/* A link of the document that is not followed: counted once per target
+ * that no followed link of the page gives (see document_end). */
+static void
+not_followed(struct extract *ex, const char *dst)
+{
+	if (strmap_find(&ex->seen, dst) == STRMAP_NONE)
+		strmap_add(&ex->nofollowed, dst, NULL);
+}
+
 /* Resolves ref against base and gives it, once per page.  Another scheme
  * (mailto:, javascript:) is the usual drop; any other reason is kept for
  * the caller to report. */
@@ -134,13 +153,22 @@ give(struct extract *ex, const char *base, const char *ref, const char *how)
 			    "%s: %.60s%s", why, ref, strlen(ref) > 60 ? "..." : "");
 		return;
 	}
+	if (ex->in_document && (ex->link_nofollow || ex->info->nofollow)) {
+		not_followed(ex, dst);
+		return;
+	}
 	bool added;
-	strmap_add(&ex->seen, dst, &added);
+	size_t i = strmap_add(&ex->seen, dst, &added);
 	if (!added)
 		return;
 	if (page_xml_suspect(dst, ex->xml_page)) {
 		snprintf(how_xml, sizeof how_xml, "%s+xml", how);
 		how = how_xml;
+	}
+	if (ex->in_document) {
+		/* A meta robots element further on may yet say nofollow. */
+		ex->seen.entry[i]->value = wa_strdup(how);
+		return;
 	}
 	ex->info->outdeg++;
 	ex->fn(ex->arg, ex->url, dst, how);
@@ -371,6 +399,156 @@ refresh_url(const char *content, char *out, size_t size)
 	return out;
 }
 
+/* ---- Robots directives ---- */
+
+void
+extract_obey_robots_tags(struct extract *ex, const char *agent)
+{
+	ex->obey = true;
+	free(ex->agent);
+	ex->agent = agent && *agent ? wa_strdup(agent) : NULL;
+}
+
+static bool
+is_token_char(char c)
+{
+	return isalpha((unsigned char)c) || c == '_' || c == '-';
+}
+
+/* The directives of a meta robots content or an X-Robots-Tag value:
+ * words separated by commas or blanks, case-insensitive.  In a header, a
+ * word of letters, '_' and '-' followed by a colon names the agent the
+ * words after it apply to ("otherbot: noindex, nofollow"), up to the next
+ * such name; the directives that take a value ("max-snippet: 20",
+ * "unavailable_after: ...") are skipped to the next comma.  Unknown words
+ * are ignored. */
+static void
+robots_directives(struct extract *ex, const char *p, size_t len, bool header)
+{
+	static const char *const valued[] = {
+		"unavailable_after", "max-snippet", "max-image-preview",
+		"max-video-preview",
+	};
+	const char *end = p + len;
+	bool ours = true;
+	while (p < end) {
+		if (*p == ',' || *p == ':' || isspace((unsigned char)*p)) {
+			p++;
+			continue;
+		}
+		const char *w = p;
+		while (p < end && *p != ',' && *p != ':' && !isspace((unsigned char)*p))
+			p++;
+		size_t n = (size_t)(p - w);
+		const char *q = p;
+		while (q < end && (*q == ' ' || *q == '\t'))
+			q++;
+		if (q < end && *q == ':') {
+			bool is_valued = false;
+			for (size_t i = 0; i < sizeof valued / sizeof *valued; i++)
+				is_valued |= strlen(valued[i]) == n &&
+				    strncasecmp(w, valued[i], n) == 0;
+			bool name = header && !is_valued;
+			for (size_t i = 0; name && i < n; i++)
+				name = is_token_char(w[i]);
+			if (name) {
+				ours = ex->agent && strlen(ex->agent) == n &&
+				    strncasecmp(w, ex->agent, n) == 0;
+				p = q + 1;
+				continue;
+			}
+			if (is_valued) {
+				const char *comma = memchr(q, ',', (size_t)(end - q));
+				p = comma ? comma : end;
+				continue;
+			}
+		}
+		if (!ours)
+			continue;
+		if ((n == 7 && strncasecmp(w, "noindex", 7) == 0) ||
+		    (n == 4 && strncasecmp(w, "none", 4) == 0))
+			ex->info->noindex = true;
+		if ((n == 8 && strncasecmp(w, "nofollow", 8) == 0) ||
+		    (n == 4 && strncasecmp(w, "none", 4) == 0))
+			ex->info->nofollow = true;
+	}
+}
+
+void
+extract_x_robots_tag(struct extract *ex, const char *value, size_t len)
+{
+	if (ex->obey)
+		robots_directives(ex, value, len, true);
+}
+
+/* Whether a meta element's name is "robots" or our product token. */
+static bool
+meta_robots_name(const struct extract *ex, const char *name)
+{
+	return equal_trimmed_ci(name, "robots") ||
+	    (ex->agent && equal_trimmed_ci(name, ex->agent));
+}
+
+/* Whether a rel attribute's space-separated tokens hold "nofollow". */
+static bool
+rel_nofollow(const char *rel)
+{
+	for (const char *p = rel; p && *p;) {
+		while (isspace((unsigned char)*p))
+			p++;
+		size_t n = 0;
+		while (p[n] && !isspace((unsigned char)p[n]))
+			n++;
+		if (n == 8 && strncasecmp(p, "nofollow", 8) == 0)
+			return true;
+		p += n;
+	}
+	return false;
+}
+
+/* The parse of a document begins: its links wait for its end, when a
+ * meta robots element may have said nofollow. */
+static void
+document_begin(struct extract *ex)
+{
+	if (!ex->obey)
+		return;
+	ex->in_document = true;
+	ex->pending = ex->seen.count;
+	if (ex->nofollowed.count) {
+		strmap_free(&ex->nofollowed, NULL);
+		strmap_init(&ex->nofollowed);
+	}
+}
+
+/* Gives the document's links in the order they came, or counts them
+ * when the page said nofollow; then counts the targets of the links not
+ * followed that no followed link gave. */
+static void
+document_end(struct extract *ex)
+{
+	struct extract_info *info = ex->info;
+	if (!ex->in_document)
+		return;
+	ex->in_document = false;
+	for (size_t i = ex->pending; i < ex->seen.count; i++) {
+		struct strmap_entry *e = ex->seen.entry[i];
+		if (info->nofollow) {
+			info->nofollowed++;
+		} else {
+			info->outdeg++;
+			ex->fn(ex->arg, ex->url, e->key, e->value);
+		}
+		free(e->value);
+		e->value = NULL;
+	}
+	ex->pending = ex->seen.count;
+	for (size_t i = 0; i < ex->nofollowed.count; i++)
+		if (strmap_find(&ex->seen, strmap_key(&ex->nofollowed, i)) ==
+		    STRMAP_NONE)
+			info->nofollowed++;
+}
+
 /* An HTML element (name in lower case) with its attributes as name, value
  * pairs; base is the base for its links (for XHTML, xml:base's). */
 static void
@@ -382,8 +560,11 @@ html_element(struct extract *ex, const char *name, const char *const *atts,
 	switch (name[0]) {
 	case 'a':
 		if ((strcmp(name, "a") == 0 || strcmp(name, "area") == 0) &&
-		    (v = attr(atts, "href")))
+		    (v = attr(atts, "href"))) {
+			ex->link_nofollow = ex->obey && rel_nofollow(attr(atts, "rel"));
 			give(ex, base, v, name);
+			ex->link_nofollow = false;
+		}
 		break;
 	case 'b':
 		if (strcmp(name, "base") == 0 && !ex->html_base_seen &&
@@ -416,6 +597,10 @@ html_element(struct extract *ex, const char *name, const char *const *atts,
 		    equal_trimmed_ci(v, "refresh") && (v = attr(atts, "content")) &&
 		    refresh_url(v, buf, sizeof buf))
 			give(ex, base, buf, "refresh");
+		else if (ex->obey && strcmp(name, "meta") == 0 &&
+		    (v = attr(atts, "name")) && meta_robots_name(ex, v) &&
+		    (v = attr(atts, "content")))
+			robots_directives(ex, v, strlen(v), false);
 		break;
 	}
 }
@@ -607,6 +792,7 @@ xml_start(void *ctx, const xmlChar *localname, const xmlChar *prefix,
 		 * html_element reads; XML allows each name once. */
 		static const char *const wanted[] = {
 			"href", "src", "action", "method", "http-equiv", "content",
+			"rel", "name",
 		};
 		enum { NWANTED = sizeof wanted / sizeof *wanted };
 		const char *pairs[2 * NWANTED + 1];
@@ -1016,6 +1202,7 @@ extract_document(struct extract *ex, enum page_type type,
 	ex->capture_depth = 0;
 	ex->text_len = 0;
 	ex->root_kind = ROOT_OTHER;
+	document_begin(ex);
 	if (type == PAGE_HTML) {
 		htmlParseDocument(ctxt);
 	} else if ((xmlParseDocument(ctxt) != 0 || !ctxt->wellFormed) &&
@@ -1024,6 +1211,7 @@ extract_document(struct extract *ex, enum page_type type,
 	} else if (ex->root_kind == ROOT_SITEMAP && info->type == PAGE_XML) {
 		info->type = PAGE_SITEMAP;
 	}
+	document_end(ex);
 	clear_bases(ex);
 	if (ctxt->myDoc)
 		xmlFreeDoc(ctxt->myDoc);

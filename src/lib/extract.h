@@ -49,6 +49,12 @@ struct extract_info {
 	 * URI; "" if neither.  Never holds a space, tab or newline. */
 	char doctype[URL_BUFSIZE];
 	char error[160];	/* why, when type is PAGE_ERROR */
+	/* Robots directives (extract_obey_robots_tags): the page asked not to
+	 * be indexed, or that none of its links be followed; and the distinct
+	 * targets of its document left out for a nofollow, page-wide or
+	 * rel="nofollow", that no followed link of the page gave. */
+	bool noindex, nofollow;
+	size_t nofollowed;
 };
 
 /* Called for each distinct link of the page, in document order. */
@@ -93,5 +99,23 @@ void extract_link(struct extract *ex, const char *ref, const char *how);
 /* The Sitemap lines of a robots.txt body (RFC 9309 sec. 2.2.4):
  * "sitemap" links. */
 void extract_robots(struct extract *ex, const unsigned char *body, size_t len);
+
+/* Obeys from now on the robots directives of pages (none are by
+ * default): <meta name="robots" content="..."> and rel="nofollow" on a
+ * and area elements, in HTML and XHTML, and the X-Robots-Tag fields given
+ * to extract_x_robots_tag.  agent (letters, '_' and '-'; NULL for none)
+ * is our robots product token: a meta element named so counts too, and
+ * X-Robots-Tag directives prefixed "agent:" do, those prefixed by another
+ * name do not.  noindex and none set info.noindex; nofollow and none
+ * info.nofollow, and then no link of the document is given (a redirect
+ * or a robots.txt Sitemap line still is); a link with rel="nofollow" is
+ * not given.  Such links are counted in info.nofollowed.  The links of a
+ * document are then given when its parse ends. */
+void extract_obey_robots_tags(struct extract *ex, const char *agent);
+
+/* The value of an X-Robots-Tag field of the page's HTTP response (value
+ * need not end in NUL); after extract_begin and before extract_document.
+ * Does nothing unless extract_obey_robots_tags was called. */
+void extract_x_robots_tag(struct extract *ex, const char *value, size_t len);
 
 #endif

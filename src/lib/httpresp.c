@@ -142,6 +142,29 @@ http_parse_response(const unsigned char *block, size_t len,
 	return true;
 }
 
+void
+http_each_field(const unsigned char *block, const struct http_response *r,
+    const char *name, void (*fn)(void *arg, const char *value, size_t len),
+    void *arg)
+{
+	const unsigned char *p = block, *end = r->body, *next, *e;
+	size_t n = strlen(name);
+	if (!line_end(p, end, &next))
+		return;
+	for (p = next; (e = line_end(p, end, &next)) && e != p; p = next) {
+		const unsigned char *v = p + n;
+		if ((size_t)(e - p) <= n || *v != ':' ||
+		    strncasecmp((const char *)p, name, n) != 0)
+			continue;
+		for (v++; v < e && (*v == ' ' || *v == '\t'); v++)
+			;
+		const unsigned char *ve = e;
+		while (ve > v && (ve[-1] == ' ' || ve[-1] == '\t'))
+			ve--;
+		fn(arg, (const char *)v, (size_t)(ve - v));
+	}
+}
+
 struct buf {
 	unsigned char **data;
 	size_t *cap, len;

@@ -28,6 +28,14 @@ struct http_response {
 bool http_parse_response(const unsigned char *block, size_t len,
     struct http_response *r, const char **why);
 
+/* Calls fn with the value (trimmed, not NUL-terminated) of each field
+ * named name (case-insensitive) in the header of a response that
+ * http_parse_response read from block, in order; folded lines are not
+ * joined. */
+void http_each_field(const unsigned char *block, const struct http_response *r,
+    const char *name, void (*fn)(void *arg, const char *value, size_t len),
+    void *arg);
+
 /* Splits a Content-Type value into its media type (lower case) and its
  * charset parameter (unquoted), each "" if absent or too long. */
 void http_content_type(const char *value, char *media, size_t media_size,

@@ -467,3 +467,30 @@ robots_free(struct robots *r)
 	free(r->sitemaps);
 	free(r);
 }
+
+bool
+robots_token_valid(const char *s)
+{
+	size_t n = strlen(s);
+	return n > 0 && token_length(s, n) == n;
+}
+
+char *
+robots_agent_token(const char *ua)
+{
+	static const char compatible[] = "(compatible;";
+	size_t m = sizeof compatible - 1;
+	for (const char *p = ua; (p = strchr(p, '(')); p++) {
+		if (strncasecmp(p, compatible, m) != 0)
+			continue;
+		const char *name = p + m;
+		while (*name == ' ' || *name == '\t')
+			name++;
+		size_t n = token_length(name, strlen(name));
+		if (n)
+			return wa_strndup(name, n);
+		break;
+	}
+	size_t n = token_length(ua, strlen(ua));
+	return n ? wa_strndup(ua, n) : NULL;
+}

@@ -60,4 +60,15 @@ double robots_crawl_delay(const struct robots *r);
 size_t robots_sitemap_count(const struct robots *r);
 const char *robots_sitemap(const struct robots *r, size_t i);
 void robots_free(struct robots *r);
+
+/* Whether s is a product token as RFC 9309 sec. 2.2.1 has them: one or
+ * more letters, '_' and '-'. */
+bool robots_token_valid(const char *s);
+/* The product token of a User-Agent value, malloc'd: the name of a
+ * "(compatible; NAME/..." comment if there is one and NAME starts with a
+ * letter, '_' or '-', else the first product's; in both cases the leading
+ * run of letters, '_' and '-' ("Mozilla/5.0 (compatible; mybot/1.0;
+ * +https://example.org/bot)" gives "mybot", "wa-fetch/1.0" "wa-fetch").
+ * NULL if that run is empty. */
+char *robots_agent_token(const char *user_agent);
 #endif

@@ -587,6 +587,142 @@ test_http(void)
 	}
 }
 
+/* Extracts an HTML (or with xml, XHTML) body obeying robots directives
+ * for agent, after the X-Robots-Tag values of headers (NULL-ended). */
+static const char *
+run_robots(const char *agent, const char *const *headers, const char *body,
+    bool xml, struct extract_info *info)
+{
+	const char *url = "http://example.com/p";
+	struct extract *ex = extract_new(collect, (void *)url);
+	extract_obey_robots_tags(ex, agent);
+	got_len = 0;
+	got[0] = '\0';
+	extract_begin(ex, url, info);
+	for (; headers && *headers; headers++)
+		extract_x_robots_tag(ex, *headers, strlen(*headers));
+	extract_document(ex, xml ? PAGE_XML : PAGE_HTML, NULL,
+	    (const unsigned char *)body, strlen(body));
+	extract_free(ex);
+	return got;
+}
+
+static void
+test_robots_tags(void)
+{
+	struct extract_info info;
+	const char *links3 =
+	    "<a href=\"/1\">1</a><a href=\"/2\">2</a><area href=\"/3\">\n";
+	char body[1024];
+
+	snprintf(body, sizeof body, "<html><head><meta name=\"robots\" "
+	    "content=\"nofollow\"></head><body>%s</body></html>", links3);
+	is_str(run_robots(NULL, NULL, body, false, &info), "",
+	    "meta robots nofollow: no link given");
+	ok(!info.noindex && info.nofollow && info.nofollowed == 3 &&
+	    info.outdeg == 0, "nofollow: 3 not followed, out-degree 0 "
+	    "(got %zu, %zu)", info.nofollowed, info.outdeg);
+
+	snprintf(body, sizeof body, "<body>%s<meta name=\"ROBOTS\" "
+	    "content=\" index , NoFollow \"></body>", links3);
+	is_str(run_robots(NULL, NULL, body, false, &info), "",
+	    "meta robots after the links, in any case, still nofollow");
+	ok(info.nofollowed == 3, "and the 3 counted (got %zu)", info.nofollowed);
+
+	snprintf(body, sizeof body, "<meta name=robots content=noindex>%s", links3);
+	is_str(run_robots(NULL, NULL, body, false, &info),
+	    "http://example.com/1 a\nhttp://example.com/2 a\n"
+	    "http://example.com/3 area\n", "meta robots noindex: links kept");
+	ok(info.noindex && !info.nofollow && info.outdeg == 3 &&
+	    info.type == PAGE_HTML, "noindex set, type still html");
+
+	snprintf(body, sizeof body, "<meta name=robots content=\"none\">%s", links3);
+	is_str(run_robots(NULL, NULL, body, false, &info), "", "none: no links");
+	ok(info.noindex && info.nofollow, "none: noindex and nofollow");
+
+	snprintf(body, sizeof body, "<meta name=robots content=\"all, index follow, "
+	    "max-snippet:-1, noarchive\">%s", links3);
+	run_robots(NULL, NULL, body, false, &info);
+	ok(!info.noindex && !info.nofollow && info.outdeg == 3,
+	    "all, index, follow and others change nothing");
+
+	is_str(run_robots(NULL, NULL,
+	    "<a href=/a rel=nofollow>a</a><a href=/b rel=\"NoFollow noopener\">b</a>"
+	    "<a href=/c rel=\"noopener\tnofollow\">c</a>"
+	    "<a href=/d rel=\"nofollowing ugc sponsored\">d</a>"
+	    "<area href=/e rel=nofollow><a href=/f>f</a>"
+	    "<link rel=nofollow href=/g>", false, &info),
+	    "http://example.com/d a\nhttp://example.com/f a\nhttp://example.com/g link\n",
+	    "rel=nofollow among other tokens, any case, drops a and area links");
+	ok(info.nofollowed == 4 && info.outdeg == 3 && !info.nofollow,
+	    "4 not followed (got %zu), out-degree 3", info.nofollowed);
+
+	run_robots(NULL, NULL, "<a href=/x rel=nofollow></a><a href=/x></a>"
+	    "<a href=/y rel=nofollow></a><a href=/y rel=nofollow></a>", false, &info);
+	ok(info.outdeg == 1 && info.nofollowed == 1, "a target also given followed "
+	    "is followed; one not followed twice counts once (got %zu, %zu)",
+	    info.outdeg, info.nofollowed);
+
+	snprintf(body, sizeof body, "<meta name=mybot content=noindex>"
+	    "<meta name=otherbot content=nofollow>%s", links3);
+	run_robots("mybot", NULL, body, false, &info);
+	ok(info.noindex && !info.nofollow && info.outdeg == 3,
+	    "a meta named for our token counts, one for another does not");
+	run_robots(NULL, NULL, body, false, &info);
+	ok(!info.noindex, "and without a token neither does");
+
+	const char *h1[] = { "noindex", NULL };
+	run_robots(NULL, h1, links3, false, &info);
+	ok(info.noindex && !info.nofollow && info.outdeg == 3,
+	    "X-Robots-Tag: noindex");
+	const char *h2[] = { "otherbot: noindex, nofollow", NULL };
+	run_robots("mybot", h2, links3, false, &info);
+	ok(!info.noindex && !info.nofollow && info.outdeg == 3,
+	    "X-Robots-Tag for another agent: ignored");
+	const char *h3[] = { "otherbot: noindex", "MyBot: nofollow", NULL };
+	run_robots("mybot", h3, links3, false, &info);
+	ok(!info.noindex && info.nofollow && info.outdeg == 0 &&
+	    info.nofollowed == 3, "several X-Robots-Tag: ours counts");
+	run_robots(NULL, h3, links3, false, &info);
+	ok(!info.noindex && !info.nofollow, "without a token, prefixed ones do not");
+	const char *h4[] = { "unavailable_after: Wednesday, 03-Nov-2010 15:00:00 GMT, "
+	    "max-snippet: 20, nofollow", "noarchive", NULL };
+	run_robots(NULL, h4, links3, false, &info);
+	ok(!info.noindex && info.nofollow, "valued directives skipped, the rest read");
+	const char *h5[] = { "noindex, otherbot: nofollow, mybot:none", NULL };
+	run_robots("mybot", h5, links3, false, &info);
+	ok(info.noindex && info.nofollow, "agents switch within one value");
+	run_robots("x", h5, links3, false, &info);
+	ok(info.noindex && !info.nofollow, "unprefixed, then another's");
+
+	is_str(run_robots(NULL, NULL,
+	    "<?xml version=\"1.0\"?><html xmlns=\"http://www.w3.org/1999/xhtml\">"
+	    "<head><meta name=\"robots\" content=\"noindex\"/></head><body>"
+	    "<a href=\"/a\" rel=\"nofollow\">a</a><a href=\"/b.html\">b</a></body></html>",
+	    true, &info), "http://example.com/b.html a\n",
+	    "XHTML: rel=nofollow and meta robots too");
+	ok(info.noindex && info.nofollowed == 1 && info.type == PAGE_XML,
+	    "XHTML: noindex, 1 not followed");
+	const char *h6[] = { "nofollow", NULL };
+	is_str(run_robots(NULL, h6, "<?xml version=\"1.0\"?><urlset xmlns="
+	    "\"http://www.sitemaps.org/schemas/sitemap/0.9\"><url><loc>/s</loc>"
+	    "</url></urlset>", true, &info), "", "X-Robots-Tag nofollow on XML");
+	ok(info.nofollowed == 1, "XML: 1 not followed");
+
+	/* Not obeyed unless asked. */
+	struct extract *ex = extract_new(collect, (void *)"http://example.com/p");
+	got_len = 0;
+	extract_begin(ex, "http://example.com/p", &info);
+	extract_x_robots_tag(ex, "none", 4);
+	snprintf(body, sizeof body, "<meta name=robots content=none>"
+	    "<a href=/a rel=nofollow>a</a>");
+	extract_document(ex, PAGE_HTML, NULL, (const unsigned char *)body,
+	    strlen(body));
+	extract_free(ex);
+	ok(!info.noindex && !info.nofollow && info.outdeg == 1,
+	    "without extract_obey_robots_tags every directive is ignored");
+}
+
 int
 main(void)
 {
@@ -598,6 +734,7 @@ main(void)
 	test_robots_redirect();
 	test_dedup_many();
 	test_http();
+	test_robots_tags();
 	url_cleanup();
 	return done_testing();
 }

@@ -772,9 +772,39 @@ check_random_input(void)
 	    rounds);
 }
 
+static void
+check_agent_token(void)
+{
+	static const struct { const char *ua, *want; } cases[] = {
+		{ "wa-fetch/0.1.0", "wa-fetch" },
+		{ "wa-fetch/0.1.0 (+https://example.org/)", "wa-fetch" },
+		{ "wa_bot", "wa_bot" },
+		{ "Mozilla/5.0 (compatible; mybot/1.0; +https://example.org/bot)", "mybot" },
+		{ "Mozilla/5.0 (COMPATIBLE;Googlebot/2.1)", "Googlebot" },
+		{ "Mozilla/5.0 (X11; Linux) (compatible; bingbot)", "bingbot" },
+		{ "Mozilla/5.0 (Windows NT 10.0; Win64)", "Mozilla" },
+		{ "Mozilla/5.0 (compatible; 360Spider/1)", "Mozilla" },
+		{ "Mozilla/5.0 (compatible", "Mozilla" },
+		{ "bot2/1.0", "bot" },
+		{ "2bot/1.0", NULL },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		char *got = robots_agent_token(cases[i].ua);
+		ok(cases[i].want ? got && strcmp(got, cases[i].want) == 0 : !got,
+		    "product token of '%s': %s (got %s)", cases[i].ua,
+		    cases[i].want ? cases[i].want : "none", got ? got : "none");
+		free(got);
+	}
+	ok(robots_token_valid("my-bot_X") && !robots_token_valid("") &&
+	    !robots_token_valid("my bot") && !robots_token_valid("bot/1") &&
+	    !robots_token_valid("bot2") && !robots_token_valid("b\xc3\xa9"),
+	    "product tokens: letters, '_' and '-' only, at least one");
+}
+
 int
 main(void)
 {
+	check_agent_token();
 	check_verdicts();
 	check_line_ends();
 	check_bom();
