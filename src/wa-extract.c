@@ -43,7 +43,7 @@ static FILE *pages;
 static struct progress pg;
 static struct extract *ex;
 
-static uint64_t nrecords, nlinks, ntype[EXTRACT_ERROR + 1];
+static uint64_t nrecords, nlinks, ntype[PAGE_TYPES];
 static uint64_t nrefused, nrefused_pages;
 static uint64_t nskipped_not_http;
 static const char *const skipped_types[] = {
@@ -105,10 +105,10 @@ static void
 page_error(const char *file, const struct warc_record *rec, const char *url,
     struct extract_info *info, const char *why)
 {
-	info->type = EXTRACT_ERROR;
+	info->type = PAGE_ERROR;
 	if (why)
 		snprintf(info->error, sizeof info->error, "%s", why);
-	if (ntype[EXTRACT_ERROR] < ERRORS_SHOWN || wa_verbose)
+	if (ntype[PAGE_ERROR] < ERRORS_SHOWN || wa_verbose)
 		wa_warn("%s: offset %llu: %s: %s", file ? file : "stdin",
 		    (unsigned long long)rec->offset, url, info->error);
 }
@@ -121,7 +121,7 @@ put_page(const char *url, const struct extract_info *info, const char *date,
 	ntype[info->type]++;
 	if (!pages)
 		return;
-	fprintf(pages, "%s\t%s\t", url, extract_type_name[info->type]);
+	fprintf(pages, "%s\t%s\t", url, page_type_names[info->type]);
 	if (date && warc_date(date, &t))
 		fprintf(pages, "%lld", (long long)t);
 	else
@@ -168,8 +168,17 @@ page(const char *file, const struct warc_record *rec, const char *url,
 	else if (pages)
 		sha1_digest(payload, payload_len, digest);
 
-	/* The body of any status is parsed as its type says: a 404 page
-	 * has links too. */
+	/* A dead page and an error answer are no documents: the links of
+	 * their bodies are not the site's. */
+	if (page_status_dead(r.status)) {
+		info->type = PAGE_DEAD;
+		return;
+	}
+	if (r.status >= 400) {
+		info->type = PAGE_ERROR;
+		snprintf(info->error, sizeof info->error, "HTTP status %d", r.status);
+		return;
+	}
 	if (r.status >= 300 && r.status < 400 && *r.location)
 		extract_link(ex, r.location, "redirect");
 	else if (is_response && r.status >= 300 && r.status < 400 &&
@@ -184,8 +193,8 @@ page(const char *file, const struct warc_record *rec, const char *url,
 	const char *path = strchr(strstr(url, "://") + 3, '/');
 	bool robots = is_response && r.status >= 200 && r.status < 300 &&
 	    strcmp(path, "/robots.txt") == 0;
-	enum extract_type type = extract_type_of(r.media_type, url, NULL, 0);
-	if (!robots && type == EXTRACT_OTHER && !extract_media_generic(r.media_type))
+	enum page_type type = extract_type_of(r.media_type, url, NULL, 0);
+	if (!robots && type == PAGE_OTHER && !extract_media_generic(r.media_type))
 		return;
 	const unsigned char *body = r.body;
 	size_t len = r.body_len;
@@ -205,7 +214,7 @@ page(const char *file, const struct warc_record *rec, const char *url,
 	}
 	type = extract_type_of(r.media_type, url, body, len);
 	extract_document(ex, type, *r.charset ? r.charset : NULL, body, len);
-	if (info->type == EXTRACT_ERROR)
+	if (info->type == PAGE_ERROR)
 		page_error(file, rec, url, info, NULL);
 }
 
@@ -330,16 +339,17 @@ main(int argc, char **argv)
 		atomic_abort(af);
 
 	uint64_t npages = 0;
-	for (int t = 0; t <= EXTRACT_ERROR; t++)
+	char types[256];
+	size_t tlen = 0;
+	for (int t = PAGE_HTML; t < PAGE_TYPES; t++) {
 		npages += ntype[t];
-	wa_note("%llu records: %llu pages (%llu html, %llu xml, %llu dtd, "
-	    "%llu other, %llu error), %llu links",
-	    (unsigned long long)nrecords, (unsigned long long)npages,
-	    (unsigned long long)ntype[EXTRACT_HTML],
-	    (unsigned long long)ntype[EXTRACT_XML],
-	    (unsigned long long)ntype[EXTRACT_DTD],
-	    (unsigned long long)ntype[EXTRACT_OTHER],
-	    (unsigned long long)ntype[EXTRACT_ERROR], (unsigned long long)nlinks);
+		if (ntype[t] || t <= PAGE_ERROR)
+			tlen += (size_t)snprintf(types + tlen, sizeof types - tlen, "%s%llu %s",
+			    tlen ? ", " : "", (unsigned long long)ntype[t], page_type_names[t]);
+	}
+	wa_note("%llu records: %llu pages (%s), %llu links",
+	    (unsigned long long)nrecords, (unsigned long long)npages, types,
+	    (unsigned long long)nlinks);
 	char skipped[512];
 	size_t len = 0;
 	for (size_t i = 0; i < NSKIPPED; i++)
@@ -356,9 +366,9 @@ main(int argc, char **argv)
 	if (nrefused_pages > ERRORS_SHOWN && !wa_verbose)
 		wa_warn("%llu links refused on %llu pages (-v lists the pages)",
 		    (unsigned long long)nrefused, (unsigned long long)nrefused_pages);
-	if (ntype[EXTRACT_ERROR] > ERRORS_SHOWN && !wa_verbose)
+	if (ntype[PAGE_ERROR] > ERRORS_SHOWN && !wa_verbose)
 		wa_note("%llu pages could not be parsed (-v lists them all)",
-		    (unsigned long long)ntype[EXTRACT_ERROR]);
+		    (unsigned long long)ntype[PAGE_ERROR]);
 	extract_free(ex);
 	free(decoded);
 	url_cleanup();

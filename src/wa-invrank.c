@@ -68,7 +68,16 @@ main(int argc, char **argv)
 			wa_note("%s: %llu URLs are not in the graph", importance,
 			    (unsigned long long)unknown);
 	}
-	rank_xml_personalisation(&g, &p, importance ? &weight : NULL, &e_use);
+	if (!rank_xml_personalisation(&g, &p, importance ? &weight : NULL, &e_use)) {
+		/* Usefulness towards no page is 0 everywhere. */
+		if (vector)
+			rank_write_vector(&p, vector, &e_use);
+		rank_no_usefulness(&g, out);
+		vec_free(&e_use);
+		vec_free(&weight);
+		graph_close(&g);
+		return 0;
+	}
 	rank_vector_new(&p, g.nodes, &use);
 	struct rank_vectors v = { .usefulness = &use, .e_use = &e_use };
 	struct rank_result res;

@@ -373,14 +373,15 @@ struct evidence {
 /* When pages rows disagree on a URL's type, a parsed type wins over a
  * failed parse, and XML over the others (higher is preferred). */
 static const int type_rank[PAGE_TYPES] = {
-	[PAGE_UNKNOWN] = 0, [PAGE_ERROR] = 1, [PAGE_OTHER] = 2, [PAGE_HTML] = 3,
-	[PAGE_DTD] = 4, [PAGE_XML] = 5,
+	[PAGE_UNKNOWN] = 0, [PAGE_ERROR] = 1, [PAGE_DEAD] = 2, [PAGE_OTHER] = 3,
+	[PAGE_HTML] = 4, [PAGE_NOINDEX] = 5, [PAGE_DTD] = 6, [PAGE_XML] = 7,
+	[PAGE_SITEMAP] = 8, [PAGE_ROBOTS] = 9,
 };
 
 static void
 evidence_add(struct evidence *ev, char c)
 {
-	if (c >= EV_PAGE && c < EV_PAGE + PAGE_XML_SUSPECT) {
+	if (c >= EV_PAGE && c < EV_PAGE + PAGE_TYPES && c != EV_PAGE + PAGE_XML_SUSPECT) {
 		int t = c - EV_PAGE;
 		if (ev->type < 0 || type_rank[t] > type_rank[ev->type])
 			ev->type = t;
@@ -394,25 +395,6 @@ evidence_add(struct evidence *ev, char c)
 	}
 }
 
-/* Seed 003 sec. 2: an XML suspect by its suffix, before any query. */
-static bool
-xml_suffix(const char *url)
-{
-	static const char *const ext[] = {
-		".xml", ".rss", ".rdf", ".atom", ".wml", ".xsd", ".dtd",
-	};
-	const char *p = strstr(url, "://");
-	if (!p || !(p = strchr(p + 3, '/')))
-		return false;
-	size_t n = strcspn(p, "?");
-	for (size_t i = 0; i < sizeof ext / sizeof ext[0]; i++) {
-		size_t e = strlen(ext[i]);
-		if (n >= e && strncasecmp(p + n - e, ext[i], e) == 0)
-			return true;
-	}
-	return false;
-}
-
 /* The type of a node: the pages stream's, else the old graph's for a page
  * fetched before (old_type -1 for a new node), else an XML suspect or
  * unknown.  A suspect stays one. */
@@ -421,9 +403,9 @@ node_type(const struct evidence *ev, int old_type, const char *url)
 {
 	if (ev && ev->type >= 0)
 		return ev->type;
-	if (old_type > PAGE_UNKNOWN && old_type < PAGE_XML_SUSPECT)
+	if (old_type > PAGE_UNKNOWN && old_type != PAGE_XML_SUSPECT)
 		return old_type;
-	if (old_type == PAGE_XML_SUSPECT || (ev && ev->xml_link) || xml_suffix(url))
+	if (old_type == PAGE_XML_SUSPECT || (ev && ev->xml_link) || page_xml_suspect(url, false))
 		return PAGE_XML_SUSPECT;
 	return PAGE_UNKNOWN;
 }
@@ -436,7 +418,7 @@ struct build {
 	struct sorter nodes;		/* SURT<TAB>URL<TAB>evidence */
 	uint64_t *seen;			/* lines recently given to sort */
 	size_t seen_mask;
-	uint64_t rows, self_links, rejected, link_rows;
+	uint64_t rows, self_links, rejected, link_rows, hint_rows;
 	char surt[URL_BUFSIZE];
 	/* number */
 	uint64_t n;			/* nodes */
@@ -518,6 +500,7 @@ struct row {
 	uint8_t bad;
 	int8_t type;		/* pages: the type, -1 if unknown */
 	bool xml;		/* links: the how column ends in +xml */
+	bool hint;		/* links: from a sitemap or robots.txt, no edge */
 };
 
 struct batch {
@@ -678,14 +661,19 @@ emit_batch(struct build *b, struct batch *bt)
 		if (bt->pages) {
 			if (r->type < 0) {
 				reject_row(bt, r, "unknown page type '%.40s' (html, xml, dtd, other,"
-				    " error or -)", bt->raw + r->raw[1]);
+				    " error, dead, robots, sitemap, noindex or -)", bt->raw + r->raw[1]);
 				continue;
 			}
 			emit_node(b, src, r->len[0], r->hash[0], (char)(EV_PAGE + r->type));
 			continue;
 		}
-		emit_node(b, src, r->len[0], r->hash[0], EV_SOURCE);
 		const char *dst = bt->canon + r->canon[1];
+		if (r->hint) {
+			emit_node(b, dst, r->len[1], r->hash[1], r->xml ? EV_XML_TARGET : EV_TARGET);
+			b->hint_rows++;
+			continue;
+		}
+		emit_node(b, src, r->len[0], r->hash[0], EV_SOURCE);
 		if (r->hash[0] == r->hash[1] && strcmp(src, dst) == 0) {
 			b->self_links++;
 			continue;
@@ -774,6 +762,7 @@ read_input(struct build *b, const char *path, bool pages)
 				r->type = -1;
 		} else {
 			r->xml = t->ncol > 2 && ends_with(t->col[2], "+xml");
+			r->hint = t->ncol > 2 && strncmp(t->col[2], "sitemap", 7) == 0;
 		}
 		if (bt->n == BATCH_ROWS) {
 			pool_submit(b, bt);
@@ -813,8 +802,9 @@ read_all(struct build *b, char **files, int nfiles)
 	b->seen = NULL;
 	sorter_close_input(&b->nodes);
 	extsort_finish(b->by_src);
-	verbose("read %" PRIu64 " rows: %" PRIu64 " links, %" PRIu64 " self links, %" PRIu64
-	    " rejected", b->rows, b->link_rows, b->self_links, b->rejected);
+	verbose("read %" PRIu64 " rows: %" PRIu64 " links, %" PRIu64 " hints, %" PRIu64
+	    " self links, %" PRIu64 " rejected", b->rows, b->link_rows, b->hint_rows,
+	    b->self_links, b->rejected);
 	sort_done("links by source", b->by_src);
 	phase_done("reading");
 }

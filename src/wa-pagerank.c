@@ -223,10 +223,13 @@ main(int argc, char **argv)
 		write_part(&g, &p, &pr, ep, slice_k, slice_parts, vector);
 	} else {
 		struct vec use = { .fd = -1 }, e_use = { .fd = -1 };
-		if (usefulness) {
-			rank_vector_new(&p, g.nodes, &use);
-			rank_xml_personalisation(&g, &p, NULL, &e_use);
+		if (usefulness && !rank_xml_personalisation(&g, &p, NULL, &e_use)) {
+			rank_no_usefulness(&g, usefulness);
+			vec_free(&e_use);
+			usefulness = NULL;
 		}
+		if (usefulness)
+			rank_vector_new(&p, g.nodes, &use);
 		struct rank_vectors v = { .importance = &pr, .e = ep,
 		    .usefulness = usefulness ? &use : NULL, .e_use = usefulness ? &e_use : NULL };
 		struct rank_result res;

@@ -64,17 +64,22 @@ for name in $graphs; do
 	vcheck "$name: the vector holds the scores of the TSV, bit for bit" vector "$o.vec" "$o.b.tsv"
 done
 
-# No xml page, no usefulness.
+# No xml page: nothing to be useful towards, an empty usefulness and a
+# word of it; the cycle then weighs HTML pages by importance.
 ok "a graph without pages TSV" wa-linkmat -q -o "$tmp/noxml.g" "$G/rank-cycles.links.tsv"
 rm -f "$tmp/noxml.out"
-exits 1 "no xml page: exit 1" wa-invrank -q -o "$tmp/noxml.out" "$tmp/noxml.g"
-like "$(cat "$tmp/stderr")" "^wa-invrank: .*(xml|XML)" "with a message saying there is no XML page"
-ok "and no output" test ! -e "$tmp/noxml.out"
+ok "no xml page: exit 0" wa-invrank -q -o "$tmp/noxml.out" -b "$tmp/noxml.vec" "$tmp/noxml.g"
+like "$(cat "$tmp/stderr")" "^wa-invrank: .*no XML pages" "with a warning saying there is no XML page"
+ok "and an empty output" test -f "$tmp/noxml.out" -a ! -s "$tmp/noxml.out"
 grep -v '	xml$' "$G/rank-xml.pages.tsv" >"$tmp/noxml.pages"
 ok "a graph whose pages have no xml" wa-linkmat -q -p "$tmp/noxml.pages" -o "$tmp/noxml2.g" \
 	"$G/rank-xml.links.tsv"
-exits 1 "no xml page in the pages TSV: exit 1" wa-invrank -q "$tmp/noxml2.g"
-like "$(cat "$tmp/stderr")" "^wa-invrank: .*(xml|XML)" "with a message saying there is no XML page"
+is "$(wa-invrank -q "$tmp/noxml2.g" 2>/dev/null | wc -l)" 0 "no xml page in the pages TSV: no rows"
+ok "wa-pagerank -U too: exit 0" wa-pagerank -q -U "$tmp/noxml2.use" -o "$tmp/noxml2.imp" "$tmp/noxml2.g"
+like "$(cat "$tmp/stderr")" "^wa-pagerank: .*no XML pages" "with the same warning"
+ok "an empty usefulness" test -f "$tmp/noxml2.use" -a ! -s "$tmp/noxml2.use"
+is "$(wc -l <"$tmp/noxml2.imp")" "$(wa-linkmat --dump-nodes "$tmp/noxml2.g" |
+	awk -F '\t' '$2 !~ /^(other|error)$/' | wc -l)" "and the importance of every page but the non-documents"
 # Importance that is zero on every xml page.
 awk -F '\t' -v OFS='\t' '{ print $1, ($1 ~ /\.xml$/ ? 0 : 1) }' "$tmp/xml.imp" >"$tmp/zero.imp"
 exits 1 "-i with no importance on any xml page: exit 1" wa-invrank -q -i "$tmp/zero.imp" "$tmp/xml.g"

@@ -16,10 +16,6 @@
 #include "url.h"
 #include "utf8.h"
 
-const char *const extract_type_name[] = {
-	"html", "xml", "dtd", "other", "error"
-};
-
 #define NS_XHTML "http://www.w3.org/1999/xhtml"
 #define NS_XLINK "http://www.w3.org/1999/xlink"
 #define NS_XSI "http://www.w3.org/2001/XMLSchema-instance"
@@ -99,7 +95,7 @@ void
 extract_begin(struct extract *ex, const char *url, struct extract_info *info)
 {
 	memset(info, 0, sizeof *info);
-	info->type = EXTRACT_OTHER;
+	info->type = PAGE_OTHER;
 	ex->info = info;
 	snprintf(ex->url, sizeof ex->url, "%s", url);
 	strcpy(ex->base, ex->url);
@@ -112,70 +108,6 @@ extract_begin(struct extract *ex, const char *url, struct extract_info *info)
 	}
 }
 
-/* Suffixes whose type is known and not XML; both lists in strcmp order,
- * for bsearch. */
-static const char *const known_suffixes[] = {
-	"7z", "asp", "aspx", "avi", "bmp", "bz2", "cfm", "cgi", "css", "csv",
-	"doc", "docx", "eot", "epub", "exe", "flac", "gif", "gz", "htm",
-	"html", "ico", "iso", "jar", "jpeg", "jpg", "js", "json", "jsp",
-	"m4a", "mjs", "mov", "mp3", "mp4", "mpeg", "mpg", "odp", "ods",
-	"odt", "ogg", "otf", "pdf", "php", "pl", "png", "ppt", "pptx", "ps",
-	"py", "rar", "rtf", "sh", "shtml", "swf", "tar", "tgz", "tif", "tiff",
-	"ttf", "txt", "wav", "webm", "webp", "woff", "woff2", "xhtml", "xls",
-	"xlsx", "xz", "zip",
-};
-static const char *const xml_suffixes[] = {
-	"atom", "dtd", "rdf", "rss", "wml", "xml", "xsd",
-};
-
-static int
-cmp_suffix(const void *key, const void *elem)
-{
-	return strcmp(key, *(const char *const *)elem);
-}
-
-static bool
-in_list(const char *suffix, const char *const *list, size_t nlist)
-{
-	return bsearch(suffix, list, nlist, sizeof *list, cmp_suffix) != NULL;
-}
-
-bool
-extract_xml_suspect(const char *url, bool from_xml)
-{
-	const char *p = strstr(url, "://");
-	if (!p)
-		return false;
-	p = strchr(p + 3, '/');
-	if (!p)
-		return false;
-	size_t path_len = strcspn(p, "?");
-	const char *end = p + path_len, *seg = end;
-	while (seg > p && seg[-1] != '/')
-		seg--;
-	const char *dot = NULL;
-	for (const char *c = seg; c < end; c++)
-		if (*c == '.')
-			dot = c;
-	/* A directory ("/", "/dir/") is no suspect; a name without a
-	 * suffix ("/data", ".hidden", "name.") has an unknown one. */
-	if (seg == end)
-		return false;
-	if (!dot || dot == seg || dot + 1 == end)
-		return from_xml;
-	/* The suffix in lower case; none in the lists is as long. */
-	char suffix[8];
-	size_t n = (size_t)(end - dot - 1);
-	if (n >= sizeof suffix)
-		return from_xml;
-	for (size_t i = 0; i < n; i++)
-		suffix[i] = (char)tolower((unsigned char)dot[1 + i]);
-	suffix[n] = '\0';
-	if (in_list(suffix, xml_suffixes, sizeof xml_suffixes / sizeof *xml_suffixes))
-		return true;
-	return from_xml && !in_list(suffix, known_suffixes,
-	    sizeof known_suffixes / sizeof *known_suffixes);
-}
 
 /* A link that cannot be resolved is counted, not reported: pages are full
  * of them. */
@@ -206,7 +138,7 @@ give(struct extract *ex, const char *base, const char *ref, const char *how)
 	strmap_add(&ex->seen, dst, &added);
 	if (!added)
 		return;
-	if (extract_xml_suspect(dst, ex->xml_page)) {
+	if (page_xml_suspect(dst, ex->xml_page)) {
 		snprintf(how_xml, sizeof how_xml, "%s+xml", how);
 		how = how_xml;
 	}
@@ -225,6 +157,7 @@ extract_robots(struct extract *ex, const unsigned char *body, size_t len)
 {
 	const char *p = (const char *)body, *end = p + len;
 	char value[URL_BUFSIZE];
+	ex->info->type = PAGE_ROBOTS;
 	while (p < end) {
 		const char *eol = memchr(p, '\n', (size_t)(end - p));
 		const char *line_end = eol ? eol : end;
@@ -262,7 +195,7 @@ starts_ci(const unsigned char *p, const unsigned char *end, const char *s)
 
 /* What the first markup of a body says (the WHATWG MIME sniffing
  * algorithm's HTML patterns, plus XML and DTD). */
-static enum extract_type
+static enum page_type
 sniff(const unsigned char *p, size_t len)
 {
 	static const char *const html_tags[] = {
@@ -273,60 +206,60 @@ sniff(const unsigned char *p, size_t len)
 		"<!ELEMENT", "<!ATTLIST", "<!ENTITY", "<!NOTATION",
 	};
 	if (!len)
-		return EXTRACT_OTHER;
+		return PAGE_OTHER;
 	const unsigned char *end = p + (len < 4096 ? len : 4096);
 	bool xml_decl = false;
 	if (end - p >= 3 && p[0] == 0xef && p[1] == 0xbb && p[2] == 0xbf)
 		p += 3;
 	else if (end - p >= 2 && ((p[0] == 0xfe && p[1] == 0xff) ||
 	    (p[0] == 0xff && p[1] == 0xfe)))
-		return EXTRACT_XML;	/* UTF-16 text with markup: XML more likely */
+		return PAGE_XML;	/* UTF-16 text with markup: XML more likely */
 	for (;;) {
 		while (p < end && (*p == ' ' || *p == '\t' || *p == '\n' ||
 		    *p == '\r' || *p == '\f'))
 			p++;
 		if (p >= end || *p != '<')
-			return xml_decl ? EXTRACT_XML : EXTRACT_OTHER;
+			return xml_decl ? PAGE_XML : PAGE_OTHER;
 		if (starts_ci(p, end, "<?xml")) {
 			xml_decl = true;
 			const unsigned char *q = memmem(p, (size_t)(end - p), "?>", 2);
 			if (!q)
-				return EXTRACT_XML;
+				return PAGE_XML;
 			p = q + 2;
 			continue;
 		}
 		if (starts_ci(p, end, "<!--")) {
 			const unsigned char *q = memmem(p, (size_t)(end - p), "-->", 3);
 			if (!q)
-				return xml_decl ? EXTRACT_XML : EXTRACT_OTHER;
+				return xml_decl ? PAGE_XML : PAGE_OTHER;
 			p = q + 3;
 			continue;
 		}
 		for (size_t i = 0; i < sizeof dtd_decls / sizeof *dtd_decls; i++)
 			if (starts_ci(p, end, dtd_decls[i]))
-				return EXTRACT_DTD;
+				return PAGE_DTD;
 		if (starts_ci(p, end, "<!DOCTYPE")) {
 			const unsigned char *q = p + 9;
 			while (q < end && isspace(*q))
 				q++;
 			if (starts_ci(q, end, "html") && (q + 4 == end ||
 			    !isalnum(q[4])) && !xml_decl)
-				return EXTRACT_HTML;
-			return EXTRACT_XML;
+				return PAGE_HTML;
+			return PAGE_XML;
 		}
 		if (xml_decl)
-			return EXTRACT_XML;
+			return PAGE_XML;
 		const unsigned char *name = p + 1, *q = name;
 		while (q < end && (isalnum(*q) || *q == ':' || *q == '-' || *q == '_'))
 			q++;
 		if (q == name || (q < end && *q != '>' && *q != '/' && !isspace(*q)))
-			return EXTRACT_OTHER;
+			return PAGE_OTHER;
 		for (size_t i = 0; i < sizeof html_tags / sizeof *html_tags; i++)
 			if (strlen(html_tags[i]) == (size_t)(q - name) &&
 			    strncasecmp(html_tags[i], (const char *)name,
 			    (size_t)(q - name)) == 0)
-				return EXTRACT_HTML;
-		return EXTRACT_XML;
+				return PAGE_HTML;
+		return PAGE_XML;
 	}
 }
 
@@ -346,29 +279,29 @@ extract_media_generic(const char *media)
 	return false;
 }
 
-enum extract_type
+enum page_type
 extract_type_of(const char *media, const char *url, const unsigned char *body,
     size_t len)
 {
 	if (!media)
 		media = "";
 	if (strcmp(media, "text/html") == 0)
-		return EXTRACT_HTML;
+		return PAGE_HTML;
 	if (strcmp(media, "application/xml-dtd") == 0)
-		return EXTRACT_DTD;
+		return PAGE_DTD;
 	size_t n = strlen(media);
 	const char *slash = strchr(media, '/');
 	if (slash && (strcmp(slash, "/xml") == 0 ||
 	    (n > 4 && strcmp(media + n - 4, "+xml") == 0)))
-		return EXTRACT_XML;
+		return PAGE_XML;
 	if (!extract_media_generic(media))
-		return EXTRACT_OTHER;
-	enum extract_type t = sniff(body, len);
-	if (t == EXTRACT_OTHER && url) {
+		return PAGE_OTHER;
+	enum page_type t = sniff(body, len);
+	if (t == PAGE_OTHER && url) {
 		/* A DTD may well begin with a parameter entity reference. */
 		size_t path = strcspn(url, "?");
 		if (path > 4 && strncasecmp(url + path - 4, ".dtd", 4) == 0)
-			return EXTRACT_DTD;
+			return PAGE_DTD;
 	}
 	return t;
 }
@@ -492,7 +425,7 @@ html_element(struct extract *ex, const char *name, const char *const *atts,
 static void
 stop_parse(struct extract *ex, xmlParserCtxtPtr ctxt, const char *why)
 {
-	ex->info->type = EXTRACT_ERROR;
+	ex->info->type = PAGE_ERROR;
 	snprintf(ex->info->error, sizeof ex->info->error, "line %d: %s",
 	    xmlSAX2GetLineNumber(ctxt), why);
 	xmlStopParser(ctxt);
@@ -879,7 +812,7 @@ static void
 set_error(struct extract *ex, xmlParserCtxtPtr ctxt, const char *fallback)
 {
 	const xmlError *e = ctxt ? xmlCtxtGetLastError(ctxt) : NULL;
-	ex->info->type = EXTRACT_ERROR;
+	ex->info->type = PAGE_ERROR;
 	if (e && e->message) {
 		snprintf(ex->info->error, sizeof ex->info->error, "line %d: %s",
 		    e->line, e->message);
@@ -1004,12 +937,12 @@ repair_utf8(struct extract *ex, const unsigned char *body, size_t *len)
 }
 
 void
-extract_document(struct extract *ex, enum extract_type type,
+extract_document(struct extract *ex, enum page_type type,
     const char *http_charset, const unsigned char *body, size_t len)
 {
 	struct extract_info *info = ex->info;
 	info->type = type;
-	if (type != EXTRACT_HTML && type != EXTRACT_XML)
+	if (type != PAGE_HTML && type != PAGE_XML)
 		return;
 	xmlSetGenericErrorFunc(NULL, silent);
 	xmlSetStructuredErrorFunc(NULL, NULL);
@@ -1019,7 +952,7 @@ extract_document(struct extract *ex, enum extract_type type,
 		return;
 	}
 	const char *charset = charset_of(http_charset, &body, &len);
-	if (type == EXTRACT_HTML && (charset ? is_utf8_name(charset) :
+	if (type == PAGE_HTML && (charset ? is_utf8_name(charset) :
 	    meta_says_utf8(body, len))) {
 		const unsigned char *repaired = repair_utf8(ex, body, &len);
 		if (repaired)
@@ -1036,7 +969,7 @@ extract_document(struct extract *ex, enum extract_type type,
 	xmlParserCtxtPtr ctxt;
 	xmlSAXHandler sax;
 	memset(&sax, 0, sizeof sax);
-	if (type == EXTRACT_HTML) {
+	if (type == PAGE_HTML) {
 		ctxt = htmlCreateMemoryParserCtxt(buf, buf_len);
 		if (!ctxt)
 			wa_die("out of memory for an HTML parser");
@@ -1083,18 +1016,20 @@ extract_document(struct extract *ex, enum extract_type type,
 	ex->capture_depth = 0;
 	ex->text_len = 0;
 	ex->root_kind = ROOT_OTHER;
-	if (type == EXTRACT_HTML) {
+	if (type == PAGE_HTML) {
 		htmlParseDocument(ctxt);
 	} else if ((xmlParseDocument(ctxt) != 0 || !ctxt->wellFormed) &&
-	    info->type != EXTRACT_ERROR) {
+	    info->type != PAGE_ERROR) {
 		set_error(ex, ctxt, "not well-formed");
+	} else if (ex->root_kind == ROOT_SITEMAP && info->type == PAGE_XML) {
+		info->type = PAGE_SITEMAP;
 	}
 	clear_bases(ex);
 	if (ctxt->myDoc)
 		xmlFreeDoc(ctxt->myDoc);
 	ctxt->myDoc = NULL;
 	ex->ctxt = NULL;
-	if (type == EXTRACT_HTML)
+	if (type == PAGE_HTML)
 		htmlFreeParserCtxt(ctxt);
 	else
 		xmlFreeParserCtxt(ctxt);

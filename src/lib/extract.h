@@ -19,13 +19,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "pagetype.h"
 #include "url.h"
 
-enum extract_type {
-	EXTRACT_HTML, EXTRACT_XML, EXTRACT_DTD, EXTRACT_OTHER, EXTRACT_ERROR
-};
-/* "html", "xml", "dtd", "other", "error": the type column of Pages. */
-extern const char *const extract_type_name[];
 
 #define EXTRACT_ROOT_MAX 256
 /* Elements nested deeper than this stop the parse of an HTML page (XML:
@@ -40,7 +36,7 @@ extern const char *const extract_type_name[];
 #define EXTRACT_ENTITY_BUDGET (4 << 20)
 
 struct extract_info {
-	enum extract_type type;
+	enum page_type type;
 	size_t outdeg;		/* distinct links given */
 	size_t dropped;		/* links not http(s) or not resolvable */
 	/* Of those, the links that were no other scheme's but could not be
@@ -52,7 +48,7 @@ struct extract_info {
 	/* The DTD's system identifier, resolved, else the root's namespace
 	 * URI; "" if neither.  Never holds a space, tab or newline. */
 	char doctype[URL_BUFSIZE];
-	char error[160];	/* why, when type is EXTRACT_ERROR */
+	char error[160];	/* why, when type is PAGE_ERROR */
 };
 
 /* Called for each distinct link of the page, in document order. */
@@ -72,22 +68,22 @@ void extract_begin(struct extract *ex, const char *url,
 /* How a body is parsed: by its media type (lower case, no parameters;
  * NULL or "" if none) and, if that is missing or generic
  * ("application/octet-stream" and the like), by its first bytes and the
- * URL's suffix.  EXTRACT_OTHER for what is not parsed. */
-enum extract_type extract_type_of(const char *media_type, const char *url,
+ * URL's suffix.  PAGE_OTHER for what is not parsed. */
+enum page_type extract_type_of(const char *media_type, const char *url,
     const unsigned char *body, size_t len);
 
 /* Whether a media type says nothing of the content, so that
  * extract_type_of looks at the body. */
 bool extract_media_generic(const char *media_type);
 
-/* Parses body as type (EXTRACT_HTML or EXTRACT_XML; the others give no
+/* Parses body as type (PAGE_HTML or PAGE_XML; the others give no
  * links) with the charset of the HTTP header, if any (NULL otherwise).
  * A charset libxml2 does not know is ignored.  In HTML that names UTF-8
  * (the charset, a byte order mark, a meta element in its first 1024 bytes)
  * each invalid UTF-8 sequence is read as U+FFFD, as browsers decode.  Sets info->type,
- * EXTRACT_ERROR if the XML is not well-formed; the links found before the
+ * PAGE_ERROR if the XML is not well-formed; the links found before the
  * error are kept. */
-void extract_document(struct extract *ex, enum extract_type type,
+void extract_document(struct extract *ex, enum page_type type,
     const char *charset, const unsigned char *body, size_t len);
 
 /* A link found outside a document: the Location of a 3xx response
@@ -97,9 +93,5 @@ void extract_link(struct extract *ex, const char *ref, const char *how);
 /* The Sitemap lines of a robots.txt body (RFC 9309 sec. 2.2.4):
  * "sitemap" links. */
 void extract_robots(struct extract *ex, const unsigned char *body, size_t len);
-
-/* Whether a canonical URL is an XML suspect by its suffix alone; with
- * from_xml also when its suffix is one this module does not know. */
-bool extract_xml_suspect(const char *url, bool from_xml);
 
 #endif

@@ -11,10 +11,6 @@
 #include "msg.h"
 #include "url.h"
 
-const char *const page_type_names[PAGE_TYPES] = {
-	"-", "html", "xml", "dtd", "other", "error", "xml-suspect",
-};
-
 const char *const graph_file_names[GF_COUNT] = {
 	"urls", "urlid", "urloff", "outdeg", "indeg", "types",
 };
@@ -22,15 +18,6 @@ const char *const graph_file_kinds[GF_COUNT] = {
 	"URLS", "UIDS", "UOFF", "ODEG", "IDEG", "TYPE",
 };
 static const size_t graph_file_record[GF_COUNT] = { 0, 4, 8, 4, 4, 1 };
-
-int
-page_type_parse(const char *s)
-{
-	for (int t = 0; t < PAGE_TYPES; t++)
-		if (strcmp(s, page_type_names[t]) == 0)
-			return t;
-	return -1;
-}
 
 char *
 graph_path(const struct graph *g, const char *name)

@@ -46,6 +46,7 @@
 #include <stdint.h>
 
 #include "binfile.h"
+#include "pagetype.h"
 #include "url.h"
 #include "vec.h"
 
@@ -59,21 +60,6 @@
 #define GRAPH_MIN_SLICE_NODES 64
 #define GRAPH_MAX_SLICE_NODES (1u << 20)	/* chosen by the budget */
 #define GRAPH_SLICE_LIMIT (1u << 24)		/* of the word format */
-
-enum page_type {
-	PAGE_UNKNOWN = 0,	/* '-': seen only as a link target */
-	PAGE_HTML,
-	PAGE_XML,
-	PAGE_DTD,
-	PAGE_OTHER,
-	PAGE_ERROR,
-	PAGE_XML_SUSPECT,	/* not fetched; its URL or its linker says XML */
-	PAGE_TYPES
-};
-
-extern const char *const page_type_names[PAGE_TYPES];
-/* The type named in a pages stream, or -1. */
-int page_type_parse(const char *s);
 
 /* Files in manifest CRC order; the slices follow. */
 enum graph_file { GF_URLS, GF_URLID, GF_URLOFF, GF_OUTDEG, GF_INDEG, GF_TYPES, GF_COUNT };

@@ -1490,6 +1490,16 @@ format_rows(void *arg)
 }
 
 void
+rank_no_usefulness(const struct graph *g, const char *path)
+{
+	wa_warn("%s: no XML pages in the graph, so nothing to be useful towards: "
+	    "no usefulness written (wa-schedule weighs HTML pages by importance)", g->dir);
+	struct atomic_file *af = path ? atomic_open(path) : NULL;
+	if (af)
+		atomic_commit(af);
+}
+
+void
 rank_write_scores(const struct graph *g, const struct rank_params *p, const struct vec *score,
     const char *path)
 {
@@ -1497,8 +1507,11 @@ rank_write_scores(const struct graph *g, const struct rank_params *p, const stru
 	FILE *f = af ? af->fp : stdout;
 	struct url_table t;
 	url_table_open(g, &t);
-	struct vec_cache cache;
+	struct vec_cache cache, type_cache;
 	vec_cache_open(&cache, score, p->memory / 8, false);
+	struct vec types;
+	graph_vec(g, GF_TYPES, false, &types);
+	vec_cache_open(&type_cache, &types, p->memory / 64, false);
 	unsigned nt = p->threads > 1 ? (p->threads < 64 ? p->threads : 64) : 1;
 	struct format_task *task = wa_calloc(nt, sizeof *task);
 	pthread_t tid[64];
@@ -1508,12 +1521,16 @@ rank_write_scores(const struct graph *g, const struct rank_params *p, const stru
 			size_t len;
 			uint32_t id;
 			ft->urls_len = 0;
-			for (ft->rows = 0; ft->rows < FORMAT_ROWS; ft->rows++) {
+			ft->rows = 0;
+			while (more && ft->rows < FORMAT_ROWS) {
 				const char *u = url_table_next(&t, &len, &id);
 				if (!u) {
 					more = false;
 					break;
 				}
+				/* Robots files, sitemaps, dead pages... are known, not ranked. */
+				if (!page_type_ranked(*(const uint8_t *)vec_cache_at(&type_cache, id)))
+					continue;
 				if (ft->urls_len + len > ft->urls_cap) {
 					ft->urls_cap = (ft->urls_len + len) * 2;
 					ft->urls = wa_realloc(ft->urls, ft->urls_cap);
@@ -1521,7 +1538,7 @@ rank_write_scores(const struct graph *g, const struct rank_params *p, const stru
 				memcpy(ft->urls + ft->urls_len, u, len);
 				ft->urls_len += len;
 				ft->len[ft->rows] = (uint32_t)len;
-				ft->score[ft->rows] = *(const double *)vec_cache_at(&cache, id);
+				ft->score[ft->rows++] = *(const double *)vec_cache_at(&cache, id);
 			}
 		}
 		for (unsigned k = 1; k < nt; k++)
@@ -1540,6 +1557,8 @@ rank_write_scores(const struct graph *g, const struct rank_params *p, const stru
 	}
 	free(task);
 	vec_cache_close(&cache);
+	vec_cache_close(&type_cache);
+	vec_free(&types);
 	url_table_close(&t);
 	if (af)
 		atomic_commit(af);
@@ -1610,7 +1629,7 @@ rank_option(int opt, const char *arg, struct rank_params *p)
 	return false;
 }
 
-void
+bool
 rank_xml_personalisation(const struct graph *g, const struct rank_params *p,
     const struct vec *importance, struct vec *e)
 {
@@ -1635,8 +1654,8 @@ rank_xml_personalisation(const struct graph *g, const struct rank_params *p,
 	}
 	vec_free(&types);
 	if (!xml)
-		wa_die("%s: no XML pages in the graph, so no usefulness towards them "
-		    "(wa-linkmat -p gives page types)", g->dir);
+		return false;
 	if (!rank_normalize(p, e))
 		wa_die("%s: the XML pages all have importance 0", g->dir);
+	return true;
 }

@@ -108,8 +108,9 @@ enum {
 void rank_defaults(struct rank_params *p);
 /* Takes -c -e -j -m --norm --jacobi --iterations; false for other options. */
 bool rank_option(int opt, const char *arg, struct rank_params *p);
-/* E' of usefulness into e: uniform over the XML pages, or their importance. */
-void rank_xml_personalisation(const struct graph *g, const struct rank_params *p,
+/* E' of usefulness into e: uniform over the XML pages, or their importance.
+ * False when the graph has no XML page: e is then all zeros. */
+bool rank_xml_personalisation(const struct graph *g, const struct rank_params *p,
     const struct vec *importance, struct vec *e);
 
 void rank_compute(const struct graph *g, const struct rank_params *p,
@@ -129,6 +130,9 @@ void rank_jacobi_part(const struct graph *g, const struct rank_params *p,
 uint64_t rank_read_scores(const struct graph *g, const struct rank_params *p,
     const char *path, struct vec *out, uint64_t *unknown);
 /* Writes url<TAB>score for every node, sorted by URL, to path or stdout. */
+/* Says that a graph without XML pages has no usefulness, and makes the
+ * usefulness file at path (if not the standard output) empty. */
+void rank_no_usefulness(const struct graph *g, const char *path);
 void rank_write_scores(const struct graph *g, const struct rank_params *p,
     const struct vec *score, const char *path);
 /* Writes the vector in id order as a VEC8 file. */

@@ -41,7 +41,7 @@ run(const char *url, const char *media, const char *charset, const char *body,
 	extract_begin(ex, url, info);
 	if (!len)
 		len = strlen(body);
-	enum extract_type t = extract_type_of(media, url,
+	enum page_type t = extract_type_of(media, url,
 	    (const unsigned char *)body, len);
 	extract_document(ex, t, charset, (const unsigned char *)body, len);
 	extract_free(ex);
@@ -99,9 +99,9 @@ test_html(void)
 	    "http://example.com/dir/spaced.html a\n",
 	    "HTML: every link form, in document order, resolved, deduplicated, "
 	    "+xml by suffix, POST forms and other schemes dropped");
-	ok(info.type == EXTRACT_HTML && info.outdeg == 15 && info.dropped == 4,
+	ok(info.type == PAGE_HTML && info.outdeg == 15 && info.dropped == 4,
 	    "HTML: type html, out-degree 15, 4 dropped (got %s, %zu, %zu)",
-	    extract_type_name[info.type], info.outdeg, info.dropped);
+	    page_type_names[info.type], info.outdeg, info.dropped);
 	is_str(info.root, "", "HTML: no root element column");
 
 	is_str(links("http://example.com/a/b/c.html", "text/html",
@@ -131,11 +131,11 @@ test_html(void)
 	    "http://example.com/one a\nhttp://example.com/two a\n"
 	    "http://example.com/three a\nhttp://example.com/four a\n",
 	    "HTML: broken markup is recovered");
-	ok(info.type == EXTRACT_HTML, "HTML: broken markup is still html");
+	ok(info.type == PAGE_HTML, "HTML: broken markup is still html");
 
 	is_str(run("http://example.com/", "text/html", NULL, "", 0, &info), "",
 	    "HTML: an empty body has no links");
-	ok(info.type == EXTRACT_HTML && info.outdeg == 0, "HTML: an empty body is html");
+	ok(info.type == PAGE_HTML && info.outdeg == 0, "HTML: an empty body is html");
 }
 
 static void
@@ -181,7 +181,7 @@ test_charsets(void)
 	is_str(run("http://example.com/", "text/html", "no-such-charset", latin1,
 	    0, &info), "http://example.com/caf%C3%A9.html a\n",
 	    "charset: an unknown HTTP charset is ignored, meta charset used");
-	ok(info.type == EXTRACT_HTML, "charset: ... and the page is html");
+	ok(info.type == PAGE_HTML, "charset: ... and the page is html");
 }
 
 static void
@@ -210,7 +210,7 @@ test_xml(void)
 	    "http://example.com/posts/item.data rss+xml\n",
 	    "RSS: stylesheet, channel and item links, CDATA, atom:link, "
 	    "enclosure; an unknown suffix or none on an XML page is a suspect");
-	ok(info.type == EXTRACT_XML && info.outdeg == 7, "RSS: type xml, out-degree 7");
+	ok(info.type == PAGE_XML && info.outdeg == 7, "RSS: type xml, out-degree 7");
 	is_str(info.root, "rss", "RSS: root element");
 	is_str(info.doctype, "", "RSS: no DTD, no namespace");
 
@@ -295,7 +295,7 @@ test_xml(void)
 	    "http://example.com/b/g form+xml\n"
 	    "http://example.com/b/svg-target.html xlink\n",
 	    "XHTML: the HTML forms in the XHTML namespace (an href after 17 other attributes), base, DOCTYPE, xlink in SVG");
-	ok(info.type == EXTRACT_XML, "XHTML: type xml");
+	ok(info.type == PAGE_XML, "XHTML: type xml");
 	is_str(info.root, "html", "XHTML: root");
 	is_str(info.doctype, "http://www.w3.org/TR/xhtml1/DTD/xhtml1-strict.dtd",
 	    "XHTML: doctype");
@@ -319,7 +319,7 @@ test_xml_errors(void)
 	    "<a xlink:href=\"before\"/><b></c><a xlink:href=\"after\"/></r>", 0, &info),
 	    "http://example.com/before xlink+xml\n",
 	    "broken XML: the links before the error");
-	ok(info.type == EXTRACT_ERROR, "broken XML: type error");
+	ok(info.type == PAGE_ERROR, "broken XML: type error");
 	ok(strstr(info.error, "line 1") != NULL, "broken XML: the reason has the line (%s)",
 	    info.error);
 
@@ -342,7 +342,7 @@ test_xml_errors(void)
 	clock_t t0 = clock();
 	run("http://example.com/lol.xml", "text/xml", NULL, laughs, 0, &info);
 	double cpu = (double)(clock() - t0) / CLOCKS_PER_SEC;
-	ok(info.type == EXTRACT_ERROR && got_len < 1000,
+	ok(info.type == PAGE_ERROR && got_len < 1000,
 	    "billion laughs in an attribute: error, nothing expanded (%s)", info.error);
 	diag("billion laughs took %.3f s of CPU", cpu);
 	/* In content only: references are reported, not expanded, so the
@@ -351,8 +351,8 @@ test_xml_errors(void)
 	memmove(lol, lol + 27, strlen(lol + 27) + 1);
 	is_str(run("http://example.com/lol.xml", "text/xml", NULL, laughs, 0, &info),
 	    "", "billion laughs in content: no links");
-	ok(info.type == EXTRACT_XML || info.type == EXTRACT_ERROR,
-	    "billion laughs in content: ends (%s %s)", extract_type_name[info.type],
+	ok(info.type == PAGE_XML || info.type == PAGE_ERROR,
+	    "billion laughs in content: ends (%s %s)", page_type_names[info.type],
 	    info.error);
 
 	/* An external entity pointing at a file must not be read. */
@@ -383,33 +383,33 @@ test_types(void)
 {
 	static const struct {
 		const char *media, *url, *body;
-		enum extract_type want;
+		enum page_type want;
 	} cases[] = {
-		{ "text/html", "http://e/x.xml", "<?xml version='1.0'?><r/>", EXTRACT_HTML },
-		{ "application/xhtml+xml", "http://e/", "<html/>", EXTRACT_XML },
-		{ "text/xml", "http://e/", "", EXTRACT_XML },
-		{ "application/atom+xml", "http://e/", "", EXTRACT_XML },
-		{ "image/svg+xml", "http://e/", "", EXTRACT_XML },
-		{ "application/xml-dtd", "http://e/", "", EXTRACT_DTD },
-		{ "image/png", "http://e/x.html", "<html>", EXTRACT_OTHER },
-		{ "text/plain", "http://e/", "<html>", EXTRACT_OTHER },
-		{ NULL, "http://e/", "  <!DOCTYPE HTML>", EXTRACT_HTML },
-		{ "", "http://e/", "<!-- c --><HTML>", EXTRACT_HTML },
-		{ "application/octet-stream", "http://e/", "\xef\xbb\xbf<?xml version=\"1.0\"?><r/>", EXTRACT_XML },
-		{ "application/octet-stream", "http://e/", "<?xml version=\"1.0\"?>\n<!ELEMENT a (b)>", EXTRACT_DTD },
-		{ "application/octet-stream", "http://e/x.dtd", "%ents; <!ELEMENT a ANY>", EXTRACT_DTD },
-		{ "application/octet-stream", "http://e/", "<rss version=\"2.0\">", EXTRACT_XML },
-		{ "application/octet-stream", "http://e/", "<p>para", EXTRACT_HTML },
-		{ "application/octet-stream", "http://e/", "\x89PNG", EXTRACT_OTHER },
-		{ "application/octet-stream", "http://e/", "plain text", EXTRACT_OTHER },
+		{ "text/html", "http://e/x.xml", "<?xml version='1.0'?><r/>", PAGE_HTML },
+		{ "application/xhtml+xml", "http://e/", "<html/>", PAGE_XML },
+		{ "text/xml", "http://e/", "", PAGE_XML },
+		{ "application/atom+xml", "http://e/", "", PAGE_XML },
+		{ "image/svg+xml", "http://e/", "", PAGE_XML },
+		{ "application/xml-dtd", "http://e/", "", PAGE_DTD },
+		{ "image/png", "http://e/x.html", "<html>", PAGE_OTHER },
+		{ "text/plain", "http://e/", "<html>", PAGE_OTHER },
+		{ NULL, "http://e/", "  <!DOCTYPE HTML>", PAGE_HTML },
+		{ "", "http://e/", "<!-- c --><HTML>", PAGE_HTML },
+		{ "application/octet-stream", "http://e/", "\xef\xbb\xbf<?xml version=\"1.0\"?><r/>", PAGE_XML },
+		{ "application/octet-stream", "http://e/", "<?xml version=\"1.0\"?>\n<!ELEMENT a (b)>", PAGE_DTD },
+		{ "application/octet-stream", "http://e/x.dtd", "%ents; <!ELEMENT a ANY>", PAGE_DTD },
+		{ "application/octet-stream", "http://e/", "<rss version=\"2.0\">", PAGE_XML },
+		{ "application/octet-stream", "http://e/", "<p>para", PAGE_HTML },
+		{ "application/octet-stream", "http://e/", "\x89PNG", PAGE_OTHER },
+		{ "application/octet-stream", "http://e/", "plain text", PAGE_OTHER },
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-		enum extract_type t = extract_type_of(cases[i].media, cases[i].url,
+		enum page_type t = extract_type_of(cases[i].media, cases[i].url,
 		    (const unsigned char *)cases[i].body, strlen(cases[i].body));
 		ok(t == cases[i].want, "type of %s %s \"%.20s\": %s (got %s)",
 		    cases[i].media ? cases[i].media : "(none)", cases[i].url,
-		    cases[i].body, extract_type_name[cases[i].want],
-		    extract_type_name[t]);
+		    cases[i].body, page_type_names[cases[i].want],
+		    page_type_names[t]);
 	}
 	static const struct {
 		const char *url;
@@ -426,7 +426,7 @@ test_types(void)
 		{ "http://e/a.b.c.JPG", true, false },
 	};
 	for (size_t i = 0; i < sizeof suspects / sizeof *suspects; i++)
-		ok(extract_xml_suspect(suspects[i].url, suspects[i].from_xml) ==
+		ok(page_xml_suspect(suspects[i].url, suspects[i].from_xml) ==
 		    suspects[i].want, "XML suspect %s%s: %s", suspects[i].url,
 		    suspects[i].from_xml ? " on an XML page" : "",
 		    suspects[i].want ? "yes" : "no");
@@ -450,7 +450,7 @@ test_robots_redirect(void)
 	    "http://example.com/relative-map.xml sitemap+xml\n"
 	    "http://other.example/m sitemap\n",
 	    "robots.txt: Sitemap lines, case-insensitive, relative resolved, once");
-	ok(info.outdeg == 3 && info.type == EXTRACT_OTHER, "robots.txt: out-degree 3, type other");
+	ok(info.outdeg == 3 && info.type == PAGE_OTHER, "robots.txt: out-degree 3, type other");
 
 	got_len = 0;
 	got[0] = '\0';
@@ -475,12 +475,12 @@ test_dedup_many(void)
 	struct extract *ex = extract_new(collect, "http://example.com/");
 	extract_begin(ex, "http://example.com/", &info);
 	got_len = 0;
-	extract_document(ex, EXTRACT_HTML, NULL, (const unsigned char *)html, n);
+	extract_document(ex, PAGE_HTML, NULL, (const unsigned char *)html, n);
 	ok(info.outdeg == 3000, "dedup: 6000 links, 3000 distinct (got %zu)", info.outdeg);
 	/* A second page starts afresh. */
 	extract_begin(ex, "http://example.com/", &info);
 	got_len = 0;
-	extract_document(ex, EXTRACT_HTML, NULL, (const unsigned char *)"<a href=/p1>", 12);
+	extract_document(ex, PAGE_HTML, NULL, (const unsigned char *)"<a href=/p1>", 12);
 	is_str(got, "http://example.com/p1 a\n", "dedup: per page only");
 	extract_free(ex);
 	free(html);
