@@ -98,6 +98,9 @@ is "$(cut -f3 "$web/sites.tsv" | sed 's|$|sitemap.xml|' | sort |
 is "$(awk -F "$T" '$2 != "-" && $1 !~ /^http:\/\/[a-z0-9]+[.]docs[.]test:8080\// { print $1 }' \
 	"$tmp/fetches" | head -3)" "" "nothing is fetched outside the test sites"
 ok "the web changes between the cycles" test -s "$fc/oracle/changes"
+is "$(rows | awk -F "$T" '$2 == "ok" && $14 != $18 {
+	print "cycle " $1 ": " $14 " by the change times, " $18 " by the digests" }')" "" \
+	"the fresh pages by the true change times are those whose copy is the file served"
 ok "and the cycles see changed pages" \
 	awk -F "$T" '$2 == "ok" && $8 > 0 { n++ } END { exit !n }' "$table"
 done_testing
