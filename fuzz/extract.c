@@ -65,14 +65,14 @@ extract_collect(void *arg, const char *src, const char *dst, const char *how)
 
 static void
 extract_check_info(const struct extract_info *info, const struct extract_seen *s,
-    enum extract_type type)
+    enum page_type type)
 {
 	fuzz_check(info->outdeg == s->n, "outdeg %zu, %zu links given", info->outdeg, s->n);
 	/* Either kind is an error when it nests too deep or expands too much. */
-	if (type == EXTRACT_HTML || type == EXTRACT_XML)
-		fuzz_check(info->type == type || info->type == EXTRACT_ERROR,
-		    "%s page of type %s", extract_type_name[type],
-		    extract_type_name[info->type]);
+	if (type == PAGE_HTML || type == PAGE_XML)
+		fuzz_check(info->type == type || info->type == PAGE_ERROR,
+		    "%s page of type %s", page_type_names[type],
+		    page_type_names[info->type]);
 	fuzz_check(memchr(info->root, '\0', sizeof info->root) != NULL, "root not terminated");
 	fuzz_check(memchr(info->doctype, '\0', sizeof info->doctype) != NULL,
 	    "doctype not terminated");
@@ -100,9 +100,9 @@ extract_fuzz_one(const uint8_t *data, size_t size)
 	size_t len = size - 1;
 	const char *page = pages[(mode >> 2) & 3];
 	const char *charset = charsets[(mode >> 4) % 6];
-	enum extract_type type = (mode & 3) == 0 ? EXTRACT_HTML : (mode & 3) == 1 ?
-	    EXTRACT_XML : extract_type_of(media[mode & 3], page, body, len);
-	fuzz_check(type >= EXTRACT_HTML && type <= EXTRACT_ERROR, "extract_type_of gave %d",
+	enum page_type type = (mode & 3) == 0 ? PAGE_HTML : (mode & 3) == 1 ?
+	    PAGE_XML : extract_type_of(media[mode & 3], page, body, len);
+	fuzz_check(type >= PAGE_HTML && type <= PAGE_ERROR, "extract_type_of gave %d",
 	    (int)type);
 
 	struct extract_seen first = { .page = page }, second = { .page = pages[0] };
@@ -116,7 +116,7 @@ extract_fuzz_one(const uint8_t *data, size_t size)
 	/* The same page again, after another page, with one extractor. */
 	ex = extract_new(extract_collect, &second);
 	extract_begin(ex, pages[0], &info2);
-	extract_document(ex, EXTRACT_HTML, NULL, (const unsigned char *)"<a href=x>x</a>", 15);
+	extract_document(ex, PAGE_HTML, NULL, (const unsigned char *)"<a href=x>x</a>", 15);
 	second.page = page;
 	second.len = second.n = 0;
 	extract_begin(ex, page, &info2);

@@ -401,9 +401,12 @@ evidence_add(struct evidence *ev, char c)
 static int
 node_type(const struct evidence *ev, int old_type, const char *url)
 {
-	if (ev && ev->type >= 0)
+	bool known = old_type > PAGE_UNKNOWN && old_type != PAGE_XML_SUSPECT;
+	/* An error is a failed read, most often passing: it hides no type
+	 * known before. */
+	if (ev && ev->type >= 0 && !(ev->type == PAGE_ERROR && known))
 		return ev->type;
-	if (old_type > PAGE_UNKNOWN && old_type != PAGE_XML_SUSPECT)
+	if (known)
 		return old_type;
 	if (old_type == PAGE_XML_SUSPECT || (ev && ev->xml_link) || page_xml_suspect(url, false))
 		return PAGE_XML_SUSPECT;

@@ -22,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "pagetype.h"
 #include "url.h"
 #include "wa.h"
 
@@ -41,6 +42,7 @@ static const char usage[] =
     "  --cash FILE      url, cash (wa-opic): ranks discovery instead of importance\n"
     "  --now TIME       the clock (now)\n"
     "  --ahead TIME     plan the cycle that starts TIME after the clock (0)\n"
+    "  --retry-max TIME longest wait before a failed page is tried again (30d)\n"
     "  -F FILE          every page's plan: url, f, due, capped\n"
     "  -s FILE          the summary as key, value rows\n"
     "  -q               no progress or summary on stderr\n"
@@ -49,7 +51,7 @@ static const char usage[] =
 
 enum {
 	OPT_ALPHA = WA_OPT_FIRST_TOOL, OPT_CHI, OPT_DISCOVER_XML,
-	OPT_DISCOVER_HTML, OPT_CATEGORIES, OPT_OVERRIDES, OPT_CASH, OPT_AHEAD,
+	OPT_DISCOVER_HTML, OPT_CATEGORIES, OPT_OVERRIDES, OPT_CASH, OPT_AHEAD, OPT_RETRY_MAX,
 };
 
 /* Beyond year 9999 a due time means "not in any foreseeable cycle". */
@@ -62,13 +64,14 @@ static double cycle_days = 0.25;	/* T */
 static double alpha = 0.95;
 static double chi = 1;
 static double share_xml = 20, share_html = 20;
+static double retry_max = 30 * 86400.0;	/* seconds */
 static int64_t now;
 static const char *categories_path, *overrides_path, *cash_path;
 static const char *plan_path, *summary_path;
 
 /* Page state columns. */
 enum { COL_URL, COL_TYPE, COL_IMPORTANCE, COL_USEFULNESS, COL_LAMBDA,
-	COL_ACCESS, COL_CATEGORY, STATE_COLS };
+	COL_ACCESS, COL_CATEGORY, STATE_COLS, COL_FAILURES = STATE_COLS };
 
 /* ---- categories ---- */
 
@@ -223,9 +226,12 @@ top_u_push(struct top_u *h, double u)
 	h->v[i] = u;
 }
 
-enum reason { R_NOW, R_PERIOD, R_REFRESH, R_DISCOVER_XML, R_DISCOVER_HTML, NREASONS };
+/* In the order of their priority.  An early refresh is of a page not yet
+ * due, fetched T or more ago, in slots that nothing else can use. */
+enum reason { R_NOW, R_PERIOD, R_REFRESH, R_RETRY, R_DISCOVER_XML, R_DISCOVER_HTML,
+	R_REFRESH_EARLY, NREASONS };
 static const char *const reason_name[NREASONS] = {
-	"now", "period", "refresh", "discover-xml", "discover-html",
+	"now", "period", "refresh", "retry", "discover-xml", "discover-html", "refresh",
 };
 
 struct row {
@@ -305,6 +311,10 @@ row_push(struct row_heap *h, const char *url, double key, int64_t due, enum reas
 struct page {
 	const char *url;
 	bool xml;		/* weight from importance, scaled by chi */
+	bool document;		/* html, xml, dtd or noindex: refreshed */
+	bool sitemap;		/* read again in spare slots, for its links */
+	unsigned failures;	/* fetches failed in a row: retried, not refreshed */
+	bool discoverable;	/* never fetched, and may be a document */
 	bool suspect;		/* never fetched and an XML suspect */
 	double importance, weight_base, factor, lambda;
 	int64_t access;		/* -1: never fetched */
@@ -312,32 +322,6 @@ struct page {
 	double period;		/* seconds, for OV_PERIOD */
 	double cash;		/* NAN without --cash */
 };
-
-static const char *const xml_suffixes[] = {
-	".xml", ".rss", ".rdf", ".atom", ".wml", ".xsd", ".dtd", ".xsl", ".xslt", ".svg",
-};
-
-/* Seed 003 sec. 2: a never-fetched URL is an XML suspect by its type when
- * a link told it, else by the suffix of its path. */
-static bool
-xml_suspect(const char *url, const char *type)
-{
-	if (strcmp(type, "xml") == 0 || strcmp(type, "dtd") == 0)
-		return true;
-	if (strcmp(type, "-") != 0)
-		return false;
-	const char *path = strstr(url, "://");
-	path = path ? strchr(path + 3, '/') : NULL;
-	if (path == NULL)
-		return false;
-	size_t n = strcspn(path, "?");
-	for (size_t i = 0; i < sizeof xml_suffixes / sizeof xml_suffixes[0]; i++) {
-		size_t m = strlen(xml_suffixes[i]);
-		if (n >= m && strncasecmp(path + n - m, xml_suffixes[i], m) == 0)
-			return true;
-	}
-	return false;
-}
 
 static double
 number_col(struct tsv *t, size_t col, const char *what, bool dash_ok)
@@ -355,11 +339,13 @@ parse_page(struct tsv *t, struct side *ov, struct side *cash, struct page *p)
 {
 	char **c = t->col;
 	p->url = c[COL_URL];
-	const char *type = c[COL_TYPE];
-	if (strcmp(type, "html") && strcmp(type, "xml") && strcmp(type, "dtd") &&
-	    strcmp(type, "other") && strcmp(type, "-") && strcmp(type, "error"))
-		tsv_die(t, "type '%.40s' is none of html, xml, dtd, other, error, -", type);
-	p->xml = strcmp(type, "xml") == 0 || strcmp(type, "dtd") == 0;
+	int type = page_type_parse(c[COL_TYPE]);
+	if (type < 0)
+		tsv_die(t, "type '%.40s' is none of html, xml, dtd, noindex, xml-suspect, "
+		    "other, error, dead, robots, sitemap, -", c[COL_TYPE]);
+	p->xml = page_type_xml(type);
+	p->document = p->xml || type == PAGE_HTML || type == PAGE_NOINDEX;
+	p->sitemap = type == PAGE_SITEMAP;
 	p->importance = number_col(t, COL_IMPORTANCE, "importance", true);
 	if (isnan(p->importance))
 		p->importance = 0;
@@ -371,7 +357,21 @@ parse_page(struct tsv *t, struct side *ov, struct side *cash, struct page *p)
 	else if (!parse_i64(c[COL_ACCESS], &p->access) || p->access < 0)
 		tsv_die(t, "access time '%.40s' is not Unix seconds", c[COL_ACCESS]);
 	p->factor = category_factor(t, c[COL_CATEGORY]);
-	p->suspect = p->access < 0 && xml_suspect(p->url, type);
+	p->failures = 0;
+	if (t->ncol > COL_FAILURES && strcmp(c[COL_FAILURES], "-") != 0) {
+		uint64_t n;
+		if (!parse_u64(c[COL_FAILURES], &n) || n > 1000000)
+			tsv_die(t, "failures '%.40s' is not a count", c[COL_FAILURES]);
+		p->failures = (unsigned)n;
+	}
+	if (type == PAGE_DEAD && p->failures == 0)
+		p->failures = 1;
+	if (p->access < 0)
+		p->failures = 0;
+	/* A URL never fetched that names an image, a script... is no page. */
+	p->discoverable = p->access < 0 && page_type_ranked(type) && !page_not_document(p->url);
+	p->suspect = p->discoverable && (p->xml || type == PAGE_XML_SUSPECT ||
+	    page_xml_suspect(p->url, false));
 
 	p->override = OV_NONE;
 	if (side_find(ov, p->url)) {
@@ -405,8 +405,31 @@ parse_page(struct tsv *t, struct side *ov, struct side *cash, struct page *p)
 static bool
 refreshable(const struct page *p)
 {
-	return p->access >= 0 && !isnan(p->lambda) &&
+	return p->document && p->failures == 0 && p->access >= 0 && !isnan(p->lambda) &&
 	    (p->override == OV_NONE || p->override == OV_NOW);
+}
+
+/* A page whose fetches failed k times in a row (a dead page at least once)
+ * is tried again T 2^(k-1) after the last try, at most --retry-max. */
+static double
+retry_interval(const struct page *p)
+{
+	int doublings = (int)(p->failures < 64 ? p->failures : 64) - 1;
+	double t = ldexp(cycle_days * SECONDS_PER_DAY, doublings);
+	return t < retry_max ? t : retry_max;
+}
+
+static bool
+retry_due(const struct page *p)
+{
+	return p->failures > 0 && (double)(now - p->access) >= retry_interval(p);
+}
+
+/* No automatic fetch reads a page twice within T. */
+static bool
+rested(const struct page *p)
+{
+	return p->access >= 0 && (double)(now - p->access) >= cycle_days * SECONDS_PER_DAY;
 }
 
 /* w lambda^alpha, before the chi scale of XML pages: the cost rate a of
@@ -513,6 +536,8 @@ scan_state(int pass, page_fn fn)
 static struct {
 	uint64_t pages, refreshable, no_lambda, never, now, period_due, period;
 	uint64_t new_xml, new_html;
+	uint64_t rested;	/* documents and sitemaps fetched T or more ago */
+	uint64_t retry_due;	/* failed pages to try again */
 	long double s_xml_raw, s_html;	/* sums of u, XML before the chi scale */
 	long double a_xml_raw, a_html;	/* sums of u^(alpha+1) = w lambda^alpha */
 	long double base_xml, base_html;	/* sums of base weights, for chi */
@@ -545,15 +570,19 @@ pass1_page(const struct page *p)
 		p1.now++;
 		break;
 	case OV_NONE:
-		if (p->access < 0) {
+		if (p->discoverable) {
 			if (p->suspect)
 				p1.new_xml++;
 			else
 				p1.new_html++;
 		}
+		if (p->failures > 0)
+			p1.retry_due += retry_due(p);
+		else if ((p->document || p->sitemap) && rested(p))
+			p1.rested++;
 		break;
 	}
-	if (p->access >= 0 && isnan(p->lambda))
+	if (p->document && p->access >= 0 && isnan(p->lambda))
 		p1.no_lambda++;
 	if (!refreshable(p))
 		return;
@@ -643,6 +672,22 @@ water_level(void)
 	free(u);
 }
 
+static uint64_t
+share_rows(double percent)
+{
+	return (uint64_t)floor(percent / 100 * (double)plan.rows);
+}
+
+static uint64_t
+min_u64(uint64_t a, uint64_t b)
+{
+	return a < b ? a : b;
+}
+
+/* The bandwidth of the optimised refresh: G less what the fixed periods,
+ * the overrides now and discovery at its shares take (Preda, "Data
+ * Acquisition for an XML Warehouse", 2000, sec. 5.1).  Discovery that
+ * needs less than its share leaves the rest to the refresh. */
 static void
 plan_cycle(void)
 {
@@ -652,13 +697,8 @@ plan_cycle(void)
 	left = plan.rows;
 	plan.slots[R_NOW] = take(&left, p1.now);
 	plan.slots[R_PERIOD] = take(&left, p1.period_due);
-	plan.slots[R_DISCOVER_XML] = take(&left,
-	    p1.new_xml < (uint64_t)floor(share_xml / 100 * (double)plan.rows) ?
-	    p1.new_xml : (uint64_t)floor(share_xml / 100 * (double)plan.rows));
-	plan.slots[R_DISCOVER_HTML] = take(&left,
-	    p1.new_html < (uint64_t)floor(share_html / 100 * (double)plan.rows) ?
-	    p1.new_html : (uint64_t)floor(share_html / 100 * (double)plan.rows));
-	plan.slots[R_REFRESH] = left;
+	plan.slots[R_DISCOVER_XML] = take(&left, min_u64(p1.new_xml, share_rows(share_xml)));
+	plan.slots[R_DISCOVER_HTML] = take(&left, min_u64(p1.new_html, share_rows(share_html)));
 
 	plan.cap = 1 / cycle_days;
 	plan.g_refresh = bandwidth - p1.period_bandwidth -
@@ -737,23 +777,29 @@ pass2_page(const struct page *p)
 	case OV_NONE:
 		break;
 	}
-	if (p->access < 0) {
+	if (p->discoverable) {
 		double key = cash_path ? (isnan(p->cash) ? 0 : p->cash) : p->importance;
 		enum reason r = p->suspect ? R_DISCOVER_XML : R_DISCOVER_HTML;
 		row_push(&heaps[r], p->url, key, -1, r);
-	} else if (due >= 0) {
-		/* Every refreshable page competes for the refresh slots by
-		 * the periods elapsed since its last access: the due ones
-		 * (1 or more) first, then, if slots are left, the nearest to
-		 * being due, so that the cycle's bandwidth is spent. */
-		if (now >= due)
-			n_due++;
+	} else if (p->failures > 0) {
+		if (retry_due(p))
+			row_push(&heaps[R_RETRY], p->url,
+			    (double)(now - p->access) / retry_interval(p), -1, R_RETRY);
+	} else if (due >= 0 && now >= due) {
+		/* The due pages by the periods elapsed since their last
+		 * access, most overdue first. */
+		n_due++;
 		row_push(&heaps[R_REFRESH], p->url,
 		    (double)(now - p->access) * f / SECONDS_PER_DAY, due, R_REFRESH);
+	} else if ((p->document || p->sitemap) && rested(p)) {
+		/* Sitemaps first, for the URLs they may add; then the nearest
+		 * to being due; those with no frequency (no change seen, or no
+		 * change rate yet) last, the longest unread first. */
+		double age = (double)(now - p->access) / SECONDS_PER_DAY;
+		row_push(&heaps[R_REFRESH_EARLY], p->url, p->sitemap ? 1 + age :
+		    f > 0 ? age * f : -1 / (1 + age), due, R_REFRESH_EARLY);
 	}
 }
-
-/* ---- the fetch list, sites interleaved ---- */
 
 static int
 row_best_first(const void *a, const void *b)
@@ -763,6 +809,44 @@ row_best_first(const void *a, const void *b)
 		return (int)x->reason - (int)y->reason;
 	return row_worse(x, y) - row_worse(y, x);
 }
+
+/* Keeps the best n rows of a heap. */
+static void
+heap_keep(struct row_heap *h, uint64_t n)
+{
+	if (h->n <= n)
+		return;
+	qsort(h->r, h->n, sizeof *h->r, row_best_first);
+	for (size_t i = n; i < h->n; i++)
+		free(h->r[i].url);
+	h->n = n;
+}
+
+/* The cycle's G*T rows, once every candidate is known: the overrides, the
+ * discovery shares (Mignet, Preda, Abiteboul et al., "Acquisition and
+ * Maintenance of XML Data from the Web", sec. 2), the due refreshes, then
+ * what is left to more discovery while there are URLs to discover, and
+ * last to the pages nearest to being due.  In the first cycles nothing is
+ * due and discovery takes all. */
+static void
+fill_cycle(void)
+{
+	uint64_t left = plan.rows, *k = plan.slots;
+	k[R_NOW] = take(&left, heaps[R_NOW].n);
+	k[R_PERIOD] = take(&left, heaps[R_PERIOD].n);
+	k[R_DISCOVER_XML] = take(&left, min_u64(heaps[R_DISCOVER_XML].n, share_rows(share_xml)));
+	k[R_DISCOVER_HTML] = take(&left,
+	    min_u64(heaps[R_DISCOVER_HTML].n, share_rows(share_html)));
+	k[R_REFRESH] = take(&left, heaps[R_REFRESH].n);
+	k[R_RETRY] = take(&left, heaps[R_RETRY].n);
+	k[R_DISCOVER_XML] += take(&left, heaps[R_DISCOVER_XML].n - k[R_DISCOVER_XML]);
+	k[R_DISCOVER_HTML] += take(&left, heaps[R_DISCOVER_HTML].n - k[R_DISCOVER_HTML]);
+	k[R_REFRESH_EARLY] = take(&left, heaps[R_REFRESH_EARLY].n);
+	for (int r = 0; r < NREASONS; r++)
+		heap_keep(&heaps[r], k[r]);
+}
+
+/* ---- the fetch list, sites interleaved ---- */
 
 static int
 row_by_site(const void *a, const void *b)
@@ -858,10 +942,15 @@ summary_rows(FILE *fp, const char *prefix)
 	ROW_D("level", plan.level);
 	ROW_U("capped", plan.capped);
 	ROW_U("due", n_due);
+	ROW_U("candidates", p1.new_xml + p1.new_html + p1.rested + p1.retry_due + p1.now +
+	    p1.period_due);
 	ROW_U("rows", plan.rows);
 	ROW_U("listed", listed);
 	for (int r = 0; r < NREASONS; r++)
-		ROW_U(reason_name[r], heaps[r].n);
+		if (r != R_REFRESH_EARLY)
+			ROW_U(reason_name[r], heaps[r].n +
+			    (r == R_REFRESH ? heaps[R_REFRESH_EARLY].n : 0));
+	ROW_U("early", heaps[R_REFRESH_EARLY].n);
 	ROW_D("cost", p1.refreshable && plan.level == 0 ? INFINITY : (double)cost);
 	ROW_D("uniform-cost", uniform);
 	ROW_D("optimum", p1.refreshable ? optimum : 0);
@@ -882,6 +971,7 @@ main(int argc, char **argv)
 		{ "cash", required_argument, NULL, OPT_CASH },
 		{ "now", required_argument, NULL, WA_OPT_NOW },
 		{ "ahead", required_argument, NULL, OPT_AHEAD },
+		{ "retry-max", required_argument, NULL, OPT_RETRY_MAX },
 		WA_COMMON_LONGOPTS
 	};
 	char *stdin_only[] = { "-" };
@@ -933,6 +1023,9 @@ main(int argc, char **argv)
 		case OPT_AHEAD:
 			ahead = opt_duration("--ahead", optarg);
 			break;
+		case OPT_RETRY_MAX:
+			retry_max = opt_duration("--retry-max", optarg);
+			break;
 		default:
 			wa_common_option(c);
 		}
@@ -969,12 +1062,13 @@ main(int argc, char **argv)
 	free(p1.top_html.v);
 
 	for (int r = 0; r < NREASONS; r++)
-		heaps[r].cap = plan.slots[r];
+		heaps[r].cap = plan.rows;
 	if (plan_path)
 		plan_file = atomic_open(plan_path);
 	scan_state(2, pass2_page);
 	if (plan_file)
 		atomic_commit(plan_file);
+	fill_cycle();
 	write_list();
 	if (fflush(stdout) == EOF || ferror(stdout))
 		wa_die_errno("standard output");

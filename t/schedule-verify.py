@@ -8,7 +8,8 @@
       the water level L of f_i = min(cap, L u_i) (not the tool's sorted
       fixed point), the chi scale, the slots of each reason, S, the costs,
       and checks the plan (1e-9 relative), the summary and the fetch list
-      (never more than G*T rows, no URL twice, the right pages).
+      (never more than G*T rows, as many as there are candidates up to
+      G*T, no URL twice, no page read less than T ago, the right pages).
 Prints 'ok' lines; exits 1 with the first difference.
 """
 import argparse
@@ -18,7 +19,11 @@ import sys
 import numpy as np
 
 XML_SUFFIXES = ('.xml', '.rss', '.rdf', '.atom', '.wml', '.xsd', '.dtd', '.xsl',
-                '.xslt', '.svg')
+                '.xslt')
+# A few suffixes of non-documents; the whole list is t/unit/test-pagetype.c's.
+NOT_DOCUMENT = ('.png', '.jpg', '.gif', '.css', '.js', '.pdf', '.zip', '.svg')
+DOCUMENTS = ('html', 'xml', 'dtd', 'noindex')
+NEVER_FETCHED = ('-', 'xml-suspect', 'html', 'xml', 'dtd', 'noindex')
 DAY = 86400.0
 REL = 1e-9
 
@@ -69,15 +74,22 @@ def parse_duration(s):
     return float(s)
 
 
+def path_of(url):
+    rest = url.split('://', 1)[1]
+    path = rest[rest.find('/'):] if '/' in rest else ''
+    return path.split('?', 1)[0].lower()
+
+
 def suspect(url, typ):
-    if typ in ('xml', 'dtd'):
+    if typ in ('xml', 'dtd', 'xml-suspect'):
         return True
     if typ != '-':
         return False
-    rest = url.split('://', 1)[1]
-    path = rest[rest.find('/'):] if '/' in rest else ''
-    path = path.split('?', 1)[0].lower()
-    return any(path.endswith(s) for s in XML_SUFFIXES)
+    return any(path_of(url).endswith(s) for s in XML_SUFFIXES)
+
+
+def discoverable(url, typ):
+    return typ in NEVER_FETCHED and not any(path_of(url).endswith(s) for s in NOT_DOCUMENT)
 
 
 def read_tsv(path):
@@ -117,8 +129,10 @@ def check(args):
     ov_none = np.array([a is None for a in action])
     ov_now = np.array([a == 'now' for a in action])
     ov_period = np.array([a == 'period' for a in action])
-    refreshable = (access >= 0) & ~np.isnan(lam) & (ov_none | ov_now)
-    new = (access < 0) & ov_none
+    document = np.array([t in DOCUMENTS for t in typ])
+    refreshable = document & (access >= 0) & ~np.isnan(lam) & (ov_none | ov_now)
+    new = (access < 0) & ov_none & np.array([discoverable(u_, t) for u_, t in zip(url, typ)])
+    rested = document & (access >= 0) & ov_none & ((now - access) >= T * DAY)
     sus = np.array([suspect(u, t) for u, t in zip(url, typ)]) & new
     period_is_due = ov_period & ((access < 0) | ((now - access) >= np.nan_to_num(period)))
 
@@ -132,7 +146,6 @@ def check(args):
                                                math.floor(args.discover_html / 100 * rows_max)))):
         slots[reason] = min(want, left)
         left -= slots[reason]
-    slots['refresh'] = left
     g_refresh = G - float(np.sum(DAY / period[ov_period])) - \
         (slots['now'] + slots['discover-xml'] + slots['discover-html']) / T
     g_refresh = max(g_refresh, 0.0)
@@ -227,6 +240,17 @@ def check(args):
     lst = read_tsv(args.list)
     if len(lst) > rows_max:
         fail(f'{len(lst)} rows > G*T = {rows_max}')
+    candidates = int(new.sum() + rested.sum() + ov_now.sum() + period_is_due.sum())
+    if int(summ['candidates']) != candidates:
+        fail(f"candidates {summ['candidates']} != {candidates}")
+    if len(lst) != min(rows_max, candidates):
+        fail(f'{len(lst)} rows, want min(G*T, candidates) = {min(rows_max, candidates)}')
+    position = {u_: i for i, u_ in enumerate(url)}
+    for r in lst:
+        i = position.get(r[0])
+        if i is not None and r[1] in ('refresh', 'discover-xml', 'discover-html') and \
+                access[i] >= 0 and now - access[i] < T * DAY:
+            fail(f'{r[0]} read {now - access[i]} s ago, less than T')
     seen = set()
     for r in lst:
         if r[0] in seen:
@@ -237,23 +261,46 @@ def check(args):
     for r in lst:
         got.setdefault(r[1], []).append(r)
     # which pages each reason must hold: the best ones by its key
-    # every refreshable page competes for the refresh slots, the due ones
-    # (most periods elapsed) first
     to_refresh = refreshable & ov_none & (f > 0) & (access >= 0)
     due_t = np.array([math.ceil(access[i] + DAY / f[i]) if to_refresh[i] else 0
                       for i in range(n)])
     due_refresh = to_refresh & (now >= due_t)
+    early = rested & ~due_refresh
     if int(summ['due']) != int(due_refresh.sum()):
         fail(f"due {summ['due']} != {int(due_refresh.sum())}")
-    for reason, mask, key in (
-            ('now', ov_now, w),
+    # the slots: overrides, discovery up to its shares, the due pages, more
+    # discovery, then the pages nearest to due
+    left = rows_max - slots['now'] - slots['period']
+    k = {}
+    k['discover-xml'] = min(int(sus.sum()), math.floor(args.discover_xml / 100 * rows_max), left)
+    left -= k['discover-xml']
+    k['discover-html'] = min(int((new & ~sus).sum()),
+                             math.floor(args.discover_html / 100 * rows_max), left)
+    left -= k['discover-html']
+    k['due'] = min(int(due_refresh.sum()), left)
+    left -= k['due']
+    for reason, mask in (('discover-xml', sus), ('discover-html', new & ~sus)):
+        more = min(int(mask.sum()) - k[reason], left)
+        k[reason] += more
+        left -= more
+    k['early'] = min(int(early.sum()), left)
+    age = (now - access) / DAY
+    early_key = np.where(f > 0, age * f, -1 / (1 + age))
+    listed_refresh = got.get('refresh', [])
+    got['due'] = [r for r in listed_refresh if due_refresh[index[r[0]]]]
+    got['early'] = [r for r in listed_refresh if not due_refresh[index[r[0]]]]
+    if int(summ['early']) != len(got['early']):
+        fail(f"early {summ['early']} != {len(got['early'])}")
+    for reason, mask, key, want_n in (
+            ('now', ov_now, w, slots['now']),
             ('period', period_is_due,
-             np.where(access < 0, math.inf, (now - access) / np.nan_to_num(period, nan=1))),
-            ('discover-xml', sus, imp),
-            ('discover-html', new & ~sus, imp),
-            ('refresh', to_refresh, (now - access) * f / DAY)):
+             np.where(access < 0, math.inf, (now - access) / np.nan_to_num(period, nan=1)),
+             slots['period']),
+            ('discover-xml', sus, imp, k['discover-xml']),
+            ('discover-html', new & ~sus, imp, k['discover-html']),
+            ('due', due_refresh, (now - access) * f / DAY, k['due']),
+            ('early', early, early_key, k['early'])):
         listed = got.get(reason, [])
-        want_n = min(slots[reason], int(mask.sum()))
         if len(listed) != want_n:
             fail(f'{reason}: {len(listed)} rows, want {want_n}')
         for r in listed:

@@ -126,7 +126,6 @@ http://example.com/feed.rss${tab}http://example.com/m/1.mp3${tab}enclosure
 http://example.com/feed.rss${tab}http://example.com/posts/two.html${tab}rss
 http://example.com/old${tab}http://example.com/new/place${tab}redirect
 http://example.com/robots.txt${tab}http://example.com/sitemap.xml${tab}sitemap+xml
-http://example.com/missing${tab}http://example.com/from-404${tab}a
 http://example.com/cut.html${tab}http://example.com/kept${tab}a
 http://example.com/cut.html${tab}http://example.com/cu${tab}a
 http://example.com/res.xml${tab}http://example.com/note.dtd${tab}doctype+xml
@@ -136,8 +135,8 @@ http://example.com/index.html${tab}html${tab}$(t 03)${tab}sha1:ABCDEFGHIJKLMNOPQ
 http://example.com/gz.html${tab}html${tab}$(t 04)${tab}$(digest "$d/gz.body")${tab}1${tab}-${tab}-
 http://example.com/feed.rss${tab}xml${tab}$(t 05)${tab}$(digest "$d/feed.rss")${tab}4${tab}rss${tab}-
 http://example.com/old${tab}html${tab}$(t 06)${tab}$(digest "$d/moved.html")${tab}1${tab}-${tab}-
-http://example.com/robots.txt${tab}other${tab}$(t 07)${tab}$(digest "$d/robots")${tab}1${tab}-${tab}-
-http://example.com/missing${tab}html${tab}$(t 08)${tab}$(digest "$d/404.html")${tab}1${tab}-${tab}-
+http://example.com/robots.txt${tab}robots${tab}$(t 07)${tab}$(digest "$d/robots")${tab}1${tab}-${tab}-
+http://example.com/missing${tab}dead${tab}$(t 08)${tab}$(digest "$d/404.html")${tab}0${tab}-${tab}-
 http://example.com/bad.xml${tab}error${tab}$(t 09)${tab}$(digest "$d/bad.xml")${tab}0${tab}r${tab}-
 http://example.com/cut.html${tab}html${tab}$(t 10)${tab}$(digest "$d/cut.html")${tab}2${tab}-${tab}-
 http://example.com/gzcut.html${tab}error${tab}$(t 11)${tab}$(digest "$d/gzcut.body")${tab}0${tab}-${tab}-
@@ -151,7 +150,7 @@ same_file "$tmp/pages" "$tmp/pages.want" "pages: a row per response and resource
 like "$(cat "$tmp/stderr")" "crawl\\.warc: offset [0-9]+: http://example.com/bad.xml: line 1: .*mismatch" \
 	"the broken XML page is reported with its reason"
 like "$(cat "$tmp/stderr")" "gzcut.html: compressed body truncated" "the cut gzip body too"
-like "$(cat "$tmp/stderr")" "16 records: 11 pages \\(5 html, 2 xml, 0 dtd, 2 other, 2 error\\), 17 links" \
+like "$(cat "$tmp/stderr")" "16 records: 11 pages \\(4 html, 2 xml, 0 dtd, 1 other, 2 error, 1 dead, 1 robots\\), 16 links" \
 	"the summary counts pages by type"
 like "$(cat "$tmp/stderr")" "skipped records: 1 warcinfo, 1 request, 1 metadata, 1 revisit, 1 without an http\\(s\\) target" \
 	"and the skipped records"

@@ -38,15 +38,61 @@ printf 'S\t7\ncapped\t2\ndue\t2\ncost\t2.6666666666666665\nuniform-cost\t2.86363
 grep -E '^(S|capped|due|cost|uniform-cost)	' "$tmp/summary" >"$tmp/got"
 tsv_near "$tmp/got" "$tmp/want" 1e-12 "summary: S, capped, due, cost and uniform cost"
 like "$(cat "$tmp/stderr")" "^wa-schedule: S	7" "the summary on stderr too"
-# Before anything is due the slots still go to refreshes, the pages
-# nearest to being due first: a and c (21000 s of 21600), not b.
+# Read 21000 s ago, less than T: no page may be read again, whatever the
+# bandwidth left.
 exits 0 "nothing due yet" wa-schedule -G 11 -T 6h --alpha 1 --now 1021000 \
     -s "$tmp/summary" "$tmp/hand"
-same_file "$tmp/stdout" - "the bandwidth goes to the pages nearest to due" <<'EOF2'
-http://a.example/	refresh	2	1021600
-http://c.example/	refresh	1	1021600
+is "$(cat "$tmp/stdout")" "" "no page read less than T ago is listed"
+is "$(grep -E '^(due|candidates)' "$tmp/summary" | tr '\t\n' '= ')" "due=0 candidates=0 " \
+    "and the summary counts no due page and no candidate"
+# G*T = 4 rows: d and g due, e fetched T ago with no change rate yet
+# (not refreshed, but a candidate), h fetched 2000 s ago (not one): 3
+# rows, the due ones first, then e in a spare slot.
+cat >"$tmp/spare" <<'EOF2'
+http://d.example/	html	0.5	1	4	1000000	-
+http://e.example/	html	0.2	1	-	1000000	-
+http://g.example/	html	0.3	1	4	1000000	-
+http://h.example/	html	0.3	1	4	1020000	-
 EOF2
-is "$(grep '^due' "$tmp/summary")" "due${tab}0" "and the summary counts no due page"
+exits 0 "spare slots" wa-schedule -G 16 -T 6h --alpha 1 --now 1022000 \
+    -s "$tmp/summary" "$tmp/spare"
+is "$(cut -f1,2,3 "$tmp/stdout" | sort | tr '\t\n' ' ;')" \
+    "http://d.example/ refresh 3;http://e.example/ refresh 1;http://g.example/ refresh 2;" \
+    "the spare slot goes to a page read T ago, after the due ones; none read less than T ago"
+is "$(grep -E '^(due|candidates|listed|early)' "$tmp/summary" | tr '\t\n' '= ')" \
+    "due=2 candidates=3 listed=3 early=1 " "2 due, 1 early of 3 candidates"
+# Failed pages: tried again T 2^(k-1) after the last try, k the failures
+# in a row (a dead page without the column once), before more discovery;
+# robots files, sitemaps read less than T ago, other files: never.
+cat >"$tmp/failed" <<'EOF2'
+http://d.example/a	dead	-	-	-	1000000	-
+http://d.example/b	html	0.5	1	4	1000000	-	3
+http://d.example/c	dead	-	-	-	1000000	-	2
+http://d.example/d	html	0.5	1	4	1000000	-	9
+http://d.example/robots.txt	robots	-	-	-	1000000	-
+http://d.example/sitemap.xml	sitemap	-	-	-	1064800	-
+http://d.example/x.png	other	-	-	-	1000000	-
+http://n.example/new	-	0.1	-	-	-	-
+http://n.example/new.png	-	0.9	-	-	-	-
+EOF2
+# At 1000000 + 4T - 1: a (T) and c (2T) due, b (4T) not yet, d (30d) not.
+exits 0 "failed pages" wa-schedule -G 400 -T 6h --now 1086399 -s "$tmp/summary" "$tmp/failed"
+is "$(cut -f1,2 "$tmp/stdout" | sort | tr '\t\n' ' ;')" \
+    "http://d.example/a retry;http://d.example/c retry;http://n.example/new discover-html;" \
+    "retried after T, 2T, 4T...; no robots.txt, no image, no sitemap read less than T ago"
+is "$(grep -E '^(candidates|retry)	' "$tmp/summary" | tr '\t\n' '= ')" "candidates=3 retry=2 " \
+    "3 candidates, 2 retries"
+exits 0 "failed pages, one second later" wa-schedule -G 400 -T 6h --now 1086400 "$tmp/failed"
+is "$(cut -f1,2 "$tmp/stdout" | sort | tr '\t\n' ' ;')" \
+    "http://d.example/a retry;http://d.example/b retry;http://d.example/c retry;http://d.example/sitemap.xml refresh;http://n.example/new discover-html;" \
+    "b after 4T; the sitemap read again in a spare slot"
+exits 0 "--retry-max 1d" wa-schedule -G 400 -T 6h --retry-max 1d --now 1086400 "$tmp/failed"
+is "$(grep -c 'retry' "$tmp/stdout")" 4 "d after a day"
+exits 1 "a bad failure count" wa-schedule -G 400 -T 6h --now 1086400 - <<'EOF2'
+http://d.example/a	dead	-	-	-	1000000	-	x
+EOF2
+like "$(cat "$tmp/stderr")" "stdin:1: failures 'x' is not a count" "named by file and line"
+
 # --ahead moves the clock: 1003400 s plus 6 h is the hand example's 1025000.
 exits 0 "--ahead 6h" wa-schedule -G 11 -T 6h --alpha 1 --now 1003400 --ahead 6h \
     -s "$tmp/summary" "$tmp/hand"
@@ -68,8 +114,9 @@ exits 0 "six due pages on three sites" wa-schedule -q -G 24 -T 6h --now 1100000 
 is "$(cut -f1 "$tmp/stdout" | sed 's|.*/||' | tr '\n' ' ')" "a1 b1 c1 a2 b2 a3 " \
     "round robin over the sites, the longest first"
 
-# Discovery shares: G*T = 10; 20% XML suspects, 30% other new pages,
-# best first by importance (or by cash).
+# Discovery: G*T = 10, nothing to refresh: the shares (20% XML suspects,
+# 30% other new pages) are no caps, discovery takes the cycle, XML
+# suspects first, best first by importance (or by cash).
 : >"$tmp/new"
 for i in 1 2 3 4 5 6; do
 	printf 'http://x.example/f%s.xml\t-\t0.%s\t-\t-\t-\t-\n' "$i" "$i" >>"$tmp/new"
@@ -79,14 +126,14 @@ sort -o "$tmp/new" "$tmp/new"
 exits 0 "discovery only" wa-schedule -q -G 40 -T 6h --discover-xml 20 --discover-html 30 \
     --now $NOW "$tmp/new"
 is "$(cut -f1,2 "$tmp/stdout" | sort | tr '\t\n' ' ;')" \
-    "http://x.example/f5.xml discover-xml;http://x.example/f6.xml discover-xml;http://y.example/p4 discover-html;http://y.example/p5 discover-html;http://y.example/p6 discover-html;" \
-    "2 XML suspects and 3 other pages, the most important"
+    "http://x.example/f1.xml discover-xml;http://x.example/f2.xml discover-xml;http://x.example/f3.xml discover-xml;http://x.example/f4.xml discover-xml;http://x.example/f5.xml discover-xml;http://x.example/f6.xml discover-xml;http://y.example/p3 discover-html;http://y.example/p4 discover-html;http://y.example/p5 discover-html;http://y.example/p6 discover-html;" \
+    "all 6 XML suspects and the 4 most important other pages"
 printf 'http://y.example/p1\t9\nhttp://y.example/p2\t8\nhttp://y.example/p3\t7\n' >"$tmp/cash"
 exits 0 "--cash" wa-schedule -q -G 40 -T 6h --discover-xml 20 --discover-html 30 \
     --cash "$tmp/cash" --now $NOW "$tmp/new"
 is "$(grep html "$tmp/stdout" | cut -f1 | sort | tr '\n' ' ')" \
-    "http://y.example/p1 http://y.example/p2 http://y.example/p3 " \
-    "--cash: the richest first"
+    "http://y.example/p1 http://y.example/p2 http://y.example/p3 http://y.example/p4 " \
+    "--cash: the richest first, then the first URL of those without cash"
 
 # Generated states against the verifier.
 verify gen 3000 1 "$tmp/s1" --new 0.2 --categories

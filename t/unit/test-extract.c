@@ -411,25 +411,6 @@ test_types(void)
 		    cases[i].body, page_type_names[cases[i].want],
 		    page_type_names[t]);
 	}
-	static const struct {
-		const char *url;
-		bool from_xml, want;
-	} suspects[] = {
-		{ "http://e/a.xml", false, true }, { "http://e/a.RSS", false, true },
-		{ "http://e/a.rdf?x=1", false, true }, { "http://e/a.atom", false, true },
-		{ "http://e/a.wml", false, true }, { "http://e/a.xsd", false, true },
-		{ "http://e/a.dtd", false, true }, { "http://e/a.xml/", false, false },
-		{ "http://e/a.html", false, false }, { "http://e/a.foo", false, false },
-		{ "http://e/a.foo", true, true }, { "http://e/a.html", true, false },
-		{ "http://e/a", true, true }, { "http://e/a", false, false }, { "http://e/", true, false },
-		{ "http://e/.hidden", true, true }, { "http://e/d/", true, false }, { "http://e/x?a.foo", true, true }, { "http://e/x.html?a.xml", false, false },
-		{ "http://e/a.b.c.JPG", true, false },
-	};
-	for (size_t i = 0; i < sizeof suspects / sizeof *suspects; i++)
-		ok(page_xml_suspect(suspects[i].url, suspects[i].from_xml) ==
-		    suspects[i].want, "XML suspect %s%s: %s", suspects[i].url,
-		    suspects[i].from_xml ? " on an XML page" : "",
-		    suspects[i].want ? "yes" : "no");
 }
 
 static void
@@ -450,7 +431,7 @@ test_robots_redirect(void)
 	    "http://example.com/relative-map.xml sitemap+xml\n"
 	    "http://other.example/m sitemap\n",
 	    "robots.txt: Sitemap lines, case-insensitive, relative resolved, once");
-	ok(info.outdeg == 3 && info.type == PAGE_OTHER, "robots.txt: out-degree 3, type other");
+	ok(info.outdeg == 3 && info.type == PAGE_ROBOTS, "robots.txt: out-degree 3, type robots");
 
 	got_len = 0;
 	got[0] = '\0';
