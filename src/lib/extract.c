@@ -313,6 +313,8 @@ extract_type_of(const char *media, const char *url, const unsigned char *body,
 {
 	if (!media)
 		media = "";
+	if (!page_media_document(media) && !extract_media_generic(media))
+		return PAGE_OTHER;
 	if (strcmp(media, "text/html") == 0)
 		return PAGE_HTML;
 	if (strcmp(media, "application/xml-dtd") == 0)

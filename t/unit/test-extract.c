@@ -389,7 +389,7 @@ test_types(void)
 		{ "application/xhtml+xml", "http://e/", "<html/>", PAGE_XML },
 		{ "text/xml", "http://e/", "", PAGE_XML },
 		{ "application/atom+xml", "http://e/", "", PAGE_XML },
-		{ "image/svg+xml", "http://e/", "", PAGE_XML },
+		{ "image/svg+xml", "http://e/", "", PAGE_OTHER },
 		{ "application/xml-dtd", "http://e/", "", PAGE_DTD },
 		{ "image/png", "http://e/x.html", "<html>", PAGE_OTHER },
 		{ "text/plain", "http://e/", "<html>", PAGE_OTHER },
