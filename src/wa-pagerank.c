@@ -13,7 +13,8 @@
 
 static const char usage[] =
 "usage: wa-pagerank [-qv] [-c damping] [-e epsilon] [--norm l1|l2] [-i iterations]\n"
-"                   [-p personalisation] [--init importance] [--renormalize]\n"
+"                   [-p personalisation] [--subscriptions file]\n"
+"                   [--subscription-weight w] [--init importance] [--renormalize]\n"
 "                   [--jacobi] [--no-extrapolation] [-U usefulness] [-m size]\n"
 "                   [-j threads] [-o file] [-b vector] [--slice K/P] graph\n"
 "  -c damping       damping factor c (0.85)\n"
@@ -21,6 +22,8 @@ static const char usage[] =
 "  --norm l1|l2     the norm of the change (l2, as seed 000 eq. 2.4)\n"
 "  -i iterations    at most this many iterations (100)\n"
 "  -p file          personalisation E: url<TAB>weight, sorted by URL (uniform)\n"
+"  --subscriptions file  url[<TAB>weight] rows sorted by URL: a virtual page\n"
+"                   linking to them takes share w of E (--subscription-weight 0.1)\n"
 "  --init file      start from a previous importance (TSV or -b vector)\n"
 "  --renormalize    rescale each iterate by r (seed 000 eq. 2.6-2.7); Jacobi\n"
 "  --jacobi         power iteration instead of Gauss-Seidel\n"
@@ -32,7 +35,13 @@ static const char usage[] =
 "  -b file          also write the vector in id order, binary\n"
 "  --slice K/P      one Jacobi step of part K of P from --init, into -b\n";
 
-enum { OPT_INIT = WA_OPT_FIRST_TOOL, OPT_RENORMALIZE, OPT_SLICE, OPT_NO_EXTRAPOLATION };
+enum {
+	OPT_INIT = WA_OPT_FIRST_TOOL, OPT_RENORMALIZE, OPT_SLICE, OPT_NO_EXTRAPOLATION,
+	OPT_SUBSCRIPTIONS, OPT_SUBSCRIPTION_WEIGHT,
+};
+
+/* The share of E that the virtual page of the subscriptions takes. */
+#define SUBSCRIPTION_WEIGHT 0.1
 
 /* The start vector from a VEC8 file, checked whole as it is read. */
 static void
@@ -129,6 +138,48 @@ read_personalisation(const struct graph *g, const struct rank_params *p, const c
 		wa_die("%s: no positive weight on a page of the graph", path);
 }
 
+/* Publication/subscription as Mignet, Preda, Abiteboul et al., "Acquisition
+ * and Maintenance of XML Data from the Web", sec. 5.3: a virtual
+ * page that links to the subscribed pages, taking share w of the
+ * personalisation: E' = (1-w) E + w S, S the subscription's weights
+ * normalised.  E is e if personalised, else uniform; e becomes E'.  S
+ * and E are held together here only, before the vectors of the run are
+ * taken: no more than the run holds later. */
+static void
+add_subscriptions(const struct graph *g, const struct rank_params *p, const char *path,
+    double w, struct vec *e, bool personalised)
+{
+	struct vec s;
+	rank_vector_new(p, g->nodes, &s);
+	uint64_t unknown, matched = rank_read_subscriptions(g, p, path, &s, &unknown);
+	if (unknown)
+		wa_warn("%s: %llu of %llu URLs are not in the graph (wa-linkmat -p makes pages "
+		    "of them)", path, (unsigned long long)unknown,
+		    (unsigned long long)(unknown + matched));
+	double sum = rank_sum(p, &s);
+	if (!(sum > 0)) {
+		wa_warn("%s: no positive weight on a page of the graph; E without subscriptions",
+		    path);
+		vec_free(&s);
+		return;
+	}
+	if (!personalised)
+		rank_vector_new(p, g->nodes, e);
+	const double uniform = 1.0 / (double)g->nodes;
+	for (uint64_t lo = 0, hi; lo < g->nodes; lo = hi) {
+		hi = rank_chunk_end(p, g->nodes, lo);
+		double *ev = vec_view(e, lo, hi, VEC_WRITE);
+		const double *sv = vec_view(&s, lo, hi, VEC_READ);
+		for (uint64_t i = 0; i < hi - lo; i++)
+			ev[i] = (1 - w) * (personalised ? ev[i] : uniform) + w * (sv[i] / sum);
+		vec_unview(&s, sv, lo, hi);
+		vec_unview(e, ev, lo, hi);
+	}
+	vec_free(&s);
+	/* Round-off only. */
+	rank_normalize(p, e);
+}
+
 /* The start vector: E, or uniform. */
 static void
 start_from_e(const struct graph *g, const struct rank_params *p, struct vec *pr,
@@ -173,12 +224,16 @@ main(int argc, char **argv)
 		{ "renormalize", no_argument, NULL, OPT_RENORMALIZE },
 		{ "no-extrapolation", no_argument, NULL, OPT_NO_EXTRAPOLATION },
 		{ "slice", required_argument, NULL, OPT_SLICE },
+		{ "subscriptions", required_argument, NULL, OPT_SUBSCRIPTIONS },
+		{ "subscription-weight", required_argument, NULL, OPT_SUBSCRIPTION_WEIGHT },
 		RANK_LONGOPTS,
 		WA_COMMON_LONGOPTS
 	};
 	struct rank_params p;
 	const char *personalisation = NULL, *init = NULL, *usefulness = NULL;
-	const char *out = NULL, *vector = NULL;
+	const char *out = NULL, *vector = NULL, *subscriptions = NULL;
+	double subscription_weight = SUBSCRIPTION_WEIGHT;
+	bool weight_given = false;
 	unsigned slice_k = 0, slice_parts = 0;
 	int c;
 
@@ -198,6 +253,14 @@ main(int argc, char **argv)
 		case 'o': out = optarg; break;
 		case 'b': vector = optarg; break;
 		case OPT_SLICE: parse_slice(optarg, &slice_k, &slice_parts); break;
+		case OPT_SUBSCRIPTIONS: subscriptions = optarg; break;
+		case OPT_SUBSCRIPTION_WEIGHT:
+			subscription_weight = opt_double("--subscription-weight", optarg, 0, 1);
+			if (subscription_weight >= 1)
+				wa_usage_error("--subscription-weight: '%s' is not below 1 (1 would "
+				    "leave E out: -p does that)", optarg);
+			weight_given = true;
+			break;
 		default: wa_common_option(c);
 		}
 	}
@@ -205,14 +268,19 @@ main(int argc, char **argv)
 		wa_usage_error("one graph directory expected");
 	if (slice_parts && (!init || !vector || usefulness || out))
 		wa_usage_error("--slice needs --init and -b, and writes nothing else");
+	if (weight_given && !subscriptions)
+		wa_usage_error("--subscription-weight needs --subscriptions");
 
 	struct graph g;
 	graph_open(&g, argv[optind]);
-	rank_plan(&g, &p, true, usefulness != NULL, personalisation != NULL);
+	rank_plan(&g, &p, true, usefulness != NULL, personalisation || subscriptions);
 	struct vec e = { .fd = -1 }, pr;
 	if (personalisation)
 		read_personalisation(&g, &p, personalisation, &e);
-	const struct vec *ep = personalisation ? &e : NULL;
+	if (subscriptions)
+		add_subscriptions(&g, &p, subscriptions, subscription_weight, &e,
+		    personalisation != NULL);
+	const struct vec *ep = vec_exists(&e) ? &e : NULL;
 	rank_vector_new(&p, g.nodes, &pr);
 	if (init)
 		read_start_vector(&g, &p, init, &pr, ep);

@@ -24,7 +24,11 @@ It shares no code with the tools.
     a score negative or not a number, scores not summing to 1).
     --damping C (0.85), --tol T (1e-6), --personalization FILE (url, weight)
     for pagerank and renormalize, --importance FILE (url, score) for
-    invrank-importance and transpose.
+    invrank-importance and transpose.  --subscriptions FILE (url, or url
+    and weight, 1 when left out) and --subscription-weight W (0.1) for
+    pagerank: the personalisation becomes (1-W) E + W S, S the
+    subscription's weights normalised (the virtual page of Mignet et al.,
+    "Acquisition and Maintenance of XML Data from the Web", sec. 5.3), E the --personalization or uniform.
 
   rank-verify.py diff A B [--tol T]
     L1 distance between two score files over the same URLs.
@@ -180,6 +184,22 @@ def weights(path, g, only=None):
 	return e / e.sum()
 
 
+def subscribed(path, w, g, e):
+	"""(1-w) e + w S, e uniform when None, S the url[<TAB>weight] rows of
+	path (weight 1 when left out) on the URLs of the graph, normalised."""
+	import numpy as np
+	s = np.zeros(g.n)
+	for no, f in read_tsv(path):
+		i = g.index.get(f[0])
+		if i is not None:
+			s[i] = float(f[1]) if len(f) > 1 else 1.0
+	if s.sum() <= 0:
+		return e
+	if e is None:
+		e = np.full(g.n, 1.0 / g.n)
+	return (1 - w) * e + w * s / s.sum()
+
+
 def xml_vector(g, importance):
 	import numpy as np
 	xml = set(g.xml())
@@ -265,6 +285,8 @@ def compute(mode, g, args):
 	c = args.damping
 	if mode in ("pagerank", "renormalize"):
 		e = weights(args.personalization, g) if args.personalization else None
+		if args.subscriptions:
+			e = subscribed(args.subscriptions, args.subscription_weight, g, e)
 		if mode == "pagerank":
 			x = nx_pagerank(g, c, e, False)
 			check = solve_pagerank(g, c, e, False)
@@ -332,6 +354,8 @@ class Args:
 	tol = 1e-6
 	personalization = None
 	importance = None
+	subscriptions = None
+	subscription_weight = 0.1
 
 
 def parse(argv):
@@ -341,12 +365,15 @@ def parse(argv):
 	while i < len(argv):
 		a = argv[i]
 		opts = {"--damping": "damping", "--tol": "tol",
-		    "--personalization": "personalization", "--importance": "importance"}
+		    "--personalization": "personalization", "--importance": "importance",
+		    "--subscriptions": "subscriptions",
+		    "--subscription-weight": "subscription_weight"}
 		if a in opts:
 			if i + 1 >= len(argv):
 				die("%s needs a value" % a)
 			v = argv[i + 1]
-			setattr(args, opts[a], float(v) if a in ("--damping", "--tol") else v)
+			setattr(args, opts[a], float(v) if a in ("--damping", "--tol",
+			    "--subscription-weight") else v)
 			i += 2
 		elif a in ("-h", "--help"):
 			print(__doc__)

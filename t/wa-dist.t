@@ -2,7 +2,8 @@
 # wa-dist over two loopback "hosts" (a throw-away sshd on two addresses of
 # this test, t/sshd-lib.sh): two cycles of the test web whose pages,
 # links, fetch log, graph and ranks equal those of the single-machine
-# wa-cycle, the ranking done slice by slice on both hosts; a host that
+# wa-cycle, the ranking done slice by slice on both hosts; a third with
+# SUBSCRIPTIONS, ranked as wa-pagerank --subscriptions; a host that
 # cannot be reached, and hosts without the tools: a clear error, the
 # status of the fetch step and no half-written cycle file.
 . "$(dirname "$0")/lib.sh"
@@ -143,6 +144,37 @@ like "$(head -1 "$d/cycle-2/rank.log")" "from $d/cycle-1/importance.tsv" \
 	"cycle 2 ranks from cycle 1's importance"
 like "$(grep -e "-P $d/cycle-1/partition.tsv" "$d/cycle-2/log")" "^wa-partition " \
 	"and partitions from cycle 1's rules"
+
+# SUBSCRIPTIONS (wa-pagerank --subscriptions): the file goes to the hosts
+# with the graph, and every step of the ranking takes it with
+# SUBSCRIPTION_WEIGHT.  Cycle 3 subscribes to the three least important
+# pages of cycle 2 (and a URL of no page); its importance is that of
+# wa-pagerank --subscriptions on one machine, where they gain.
+now3=$((now2 + 86400))
+sort -t "$T" -k2,2g "$d/cycle-2/importance.tsv" | head -3 | cut -f1 |
+	{ cat; echo "http://nowhere.test/"; } | sort >"$tmp/subs.tsv"
+ok "wa-dist runs cycle 3 with SUBSCRIPTIONS" wa-dist --sshloginfile "$tmp/hosts" --workdir "$remote" \
+	--now $now3 "$d" $vars "$rank" "$scope" "$resolve" "SUBSCRIPTIONS=$tmp/subs.tsv" \
+	SUBSCRIPTION_WEIGHT=0.3
+c=$d/cycle-3
+like "$(cat "$c/rank.log")" "subscriptions from $tmp/subs.tsv, weight 0.3" "rank.log names the subscriptions"
+for k in 0 1; do
+	like "$(grep -c "exit 0.*--subscriptions subscriptions.tsv --subscription-weight 0.3 --slice $k/2 .* # part $k$" "$c/log")" \
+		'^[1-9]' "every step of part $k takes them"
+done
+wa-pagerank -q --jacobi -e 1e-6 --subscriptions "$tmp/subs.tsv" --subscription-weight 0.3 \
+	-o "$tmp/subs-one.tsv" "$c/graph" 2>/dev/null
+tsv_near "$c/importance.tsv" "$tmp/subs-one.tsv" $tol "the importance of wa-pagerank --subscriptions within $tol"
+wa-pagerank -q --jacobi -e 1e-6 -o "$tmp/subs-none.tsv" "$c/graph"
+is "$(join -t "$T" "$tmp/subs.tsv" "$c/importance.tsv" | join -t "$T" - "$tmp/subs-none.tsv" |
+	awk -F "$T" '$2 > $3 { n++ } END { print n + 0 }')" 3 "the three subscribed pages gain"
+is "$(ls -A "$remote" 2>/dev/null)" "" "the hosts' working directories are removed"
+exits 2 "SUBSCRIPTIONS of no file: usage error" \
+	wa-dist --sshloginfile "$tmp/hosts" "$d" "SUBSCRIPTIONS=$tmp/nowhere.tsv"
+like "$(cat "$tmp/stderr")" "SUBSCRIPTIONS: $tmp/nowhere.tsv: no such readable file" "and says why"
+exits 2 "SUBSCRIPTION_WEIGHT=1: usage error" \
+	wa-dist --sshloginfile "$tmp/hosts" "$d" "SUBSCRIPTIONS=$tmp/subs.tsv" SUBSCRIPTION_WEIGHT=1
+like "$(cat "$tmp/stderr")" "SUBSCRIPTION_WEIGHT: '1' is not a number from 0 to below 1" "and says why"
 
 # A host that cannot be reached: the fetch step fails and names it.
 e=$tmp/e

@@ -1418,11 +1418,13 @@ cmp_url(const char *a, size_t alen, const char *b)
 	return c ? c : (alen > blen) - (alen < blen);
 }
 
-uint64_t
-rank_read_scores(const struct graph *g, const struct rank_params *p, const char *path,
-    struct vec *out, uint64_t *unknown)
+/* url<TAB>value rows sorted by URL into out[id]; with subscription, the
+ * value may be left out (1), and the first bad row is fatal. */
+static uint64_t
+read_weights(const struct graph *g, const struct rank_params *p, const char *path,
+    struct vec *out, uint64_t *unknown, bool subscription)
 {
-	struct tsv *in = tsv_open(path, 2, 0, 0);
+	struct tsv *in = tsv_open(path, subscription ? 1 : 2, 0, subscription ? TSV_STRICT : 0);
 	tsv_check_url(in, 0);
 	tsv_check_sorted(in, 0, true);
 	struct url_table t;
@@ -1436,8 +1438,11 @@ rank_read_scores(const struct graph *g, const struct rank_params *p, const char 
 	uint64_t matched = 0;
 	*unknown = 0;
 	while (tsv_next(in)) {
-		double value;
-		if (!parse_double(in->col[1], &value) || value < 0) {
+		double value = 1;
+		if (subscription && in->ncol > 1 && !(parse_double(in->col[1], &value) &&
+		    value >= 0))
+			tsv_die(in, "bad weight '%.40s' (a number, at least 0)", in->col[1]);
+		if (!subscription && (!parse_double(in->col[1], &value) || value < 0)) {
 			tsv_reject(in, "bad score '%.40s' (a number, at least 0)", in->col[1]);
 			continue;
 		}
@@ -1454,6 +1459,20 @@ rank_read_scores(const struct graph *g, const struct rank_params *p, const char 
 	url_table_close(&t);
 	tsv_close(in);
 	return matched;
+}
+
+uint64_t
+rank_read_scores(const struct graph *g, const struct rank_params *p, const char *path,
+    struct vec *out, uint64_t *unknown)
+{
+	return read_weights(g, p, path, out, unknown, false);
+}
+
+uint64_t
+rank_read_subscriptions(const struct graph *g, const struct rank_params *p, const char *path,
+    struct vec *out, uint64_t *unknown)
+{
+	return read_weights(g, p, path, out, unknown, true);
 }
 
 /* Rows that one thread turns into text at a time: the URLs and the scores

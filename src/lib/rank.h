@@ -129,6 +129,11 @@ void rank_jacobi_part(const struct graph *g, const struct rank_params *p,
  * in *unknown. */
 uint64_t rank_read_scores(const struct graph *g, const struct rank_params *p,
     const char *path, struct vec *out, uint64_t *unknown);
+/* The same for a subscription list (wa-pagerank --subscriptions): rows
+ * url or url<TAB>weight, the weight 1 when left out, each URL once; the
+ * first bad row stops the tool with "FILE:LINE: reason". */
+uint64_t rank_read_subscriptions(const struct graph *g, const struct rank_params *p,
+    const char *path, struct vec *out, uint64_t *unknown);
 /* Writes url<TAB>score for every node, sorted by URL, to path or stdout. */
 /* Says that a graph without XML pages has no usefulness, and makes the
  * usefulness file at path (if not the standard output) empty. */
