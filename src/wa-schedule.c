@@ -227,7 +227,9 @@ top_u_push(struct top_u *h, double u)
 }
 
 /* In the order of their priority.  An early refresh is of a page not yet
- * due, fetched T or more ago, in slots that nothing else can use. */
+ * due, fetched T or more ago, in slots that nothing else can use; one
+ * without a frequency (a sitemap, a page with no change rate) is listed
+ * as a reread. */
 enum reason { R_NOW, R_PERIOD, R_REFRESH, R_RETRY, R_DISCOVER_XML, R_DISCOVER_HTML,
 	R_REFRESH_EARLY, NREASONS };
 static const char *const reason_name[NREASONS] = {
@@ -619,6 +621,7 @@ static struct {
 	double level;		/* f_i = min(cap, level u_i); INFINITY: all capped */
 	double level_cost, cap_cost;	/* level^-alpha, cap^-alpha */
 	uint64_t capped;
+	uint64_t rereads;	/* early refreshes without a frequency */
 } plan;
 
 static int
@@ -844,6 +847,9 @@ fill_cycle(void)
 	k[R_REFRESH_EARLY] = take(&left, heaps[R_REFRESH_EARLY].n);
 	for (int r = 0; r < NREASONS; r++)
 		heap_keep(&heaps[r], k[r]);
+	plan.rereads = 0;
+	for (size_t i = 0; i < heaps[R_REFRESH_EARLY].n; i++)
+		plan.rereads += heaps[R_REFRESH_EARLY].r[i].due < 0;
 }
 
 /* ---- the fetch list, sites interleaved ---- */
@@ -901,8 +907,8 @@ write_list(void)
 	}
 	qsort(rows, n, sizeof *rows, row_interleaved);
 	for (size_t i = 0; i < n; i++) {
-		printf("%s\t%s\t%" PRIu64 "\t", rows[i].url, reason_name[rows[i].reason],
-		    rows[i].priority);
+		printf("%s\t%s\t%" PRIu64 "\t", rows[i].url, rows[i].reason == R_REFRESH_EARLY &&
+		    rows[i].due < 0 ? "reread" : reason_name[rows[i].reason], rows[i].priority);
 		if (rows[i].due < 0)
 			fputs("-\n", stdout);
 		else
@@ -946,11 +952,12 @@ summary_rows(FILE *fp, const char *prefix)
 	    p1.period_due);
 	ROW_U("rows", plan.rows);
 	ROW_U("listed", listed);
+	uint64_t early = heaps[R_REFRESH_EARLY].n - plan.rereads;
 	for (int r = 0; r < NREASONS; r++)
 		if (r != R_REFRESH_EARLY)
-			ROW_U(reason_name[r], heaps[r].n +
-			    (r == R_REFRESH ? heaps[R_REFRESH_EARLY].n : 0));
-	ROW_U("early", heaps[R_REFRESH_EARLY].n);
+			ROW_U(reason_name[r], heaps[r].n + (r == R_REFRESH ? early : 0));
+	ROW_U("early", early);
+	ROW_U("reread", plan.rereads);
 	ROW_D("cost", p1.refreshable && plan.level == 0 ? INFINITY : (double)cost);
 	ROW_D("uniform-cost", uniform);
 	ROW_D("optimum", p1.refreshable ? optimum : 0);

@@ -286,11 +286,19 @@ def check(args):
     k['early'] = min(int(early.sum()), left)
     age = (now - access) / DAY
     early_key = np.where(f > 0, age * f, -1 / (1 + age))
-    listed_refresh = got.get('refresh', [])
+    # a page read in a spare slot is a refresh if it has a frequency (and
+    # so a due time), else a reread
+    for r in got.get('reread', []):
+        if f[index[r[0]]] > 0 or r[3] != '-':
+            fail(f'{r[0]}: a reread with a frequency or a due time')
+    for r in got.get('refresh', []):
+        if r[3] == '-':
+            fail(f'{r[0]}: a refresh without a due time')
+    listed_refresh = got.get('refresh', []) + got.get('reread', [])
     got['due'] = [r for r in listed_refresh if due_refresh[index[r[0]]]]
     got['early'] = [r for r in listed_refresh if not due_refresh[index[r[0]]]]
-    if int(summ['early']) != len(got['early']):
-        fail(f"early {summ['early']} != {len(got['early'])}")
+    if int(summ['early']) + int(summ['reread']) != len(got['early']):
+        fail(f"early {summ['early']} + reread {summ['reread']} != {len(got['early'])}")
     for reason, mask, key, want_n in (
             ('now', ov_now, w, slots['now']),
             ('period', period_is_due,

@@ -57,10 +57,11 @@ EOF2
 exits 0 "spare slots" wa-schedule -G 16 -T 6h --alpha 1 --now 1022000 \
     -s "$tmp/summary" "$tmp/spare"
 is "$(cut -f1,2,3 "$tmp/stdout" | sort | tr '\t\n' ' ;')" \
-    "http://d.example/ refresh 3;http://e.example/ refresh 1;http://g.example/ refresh 2;" \
+    "http://d.example/ refresh 3;http://e.example/ reread 1;http://g.example/ refresh 2;" \
     "the spare slot goes to a page read T ago, after the due ones; none read less than T ago"
-is "$(grep -E '^(due|candidates|listed|early)' "$tmp/summary" | tr '\t\n' '= ')" \
-    "due=2 candidates=3 listed=3 early=1 " "2 due, 1 early of 3 candidates"
+is "$(grep -E '^(due|candidates|listed|early|reread)' "$tmp/summary" | tr '\t\n' '= ')" \
+    "due=2 candidates=3 listed=3 early=0 reread=1 " \
+    "2 due, 1 read again without a change rate, of 3 candidates"
 # Failed pages: tried again T 2^(k-1) after the last try, k the failures
 # in a row (a dead page without the column once), before more discovery;
 # robots files, sitemaps read less than T ago, other files: never.
@@ -84,7 +85,7 @@ is "$(grep -E '^(candidates|retry)	' "$tmp/summary" | tr '\t\n' '= ')" "candidat
     "3 candidates, 2 retries"
 exits 0 "failed pages, one second later" wa-schedule -G 400 -T 6h --now 1086400 "$tmp/failed"
 is "$(cut -f1,2 "$tmp/stdout" | sort | tr '\t\n' ' ;')" \
-    "http://d.example/a retry;http://d.example/b retry;http://d.example/c retry;http://d.example/sitemap.xml refresh;http://n.example/new discover-html;" \
+    "http://d.example/a retry;http://d.example/b retry;http://d.example/c retry;http://d.example/sitemap.xml reread;http://n.example/new discover-html;" \
     "b after 4T; the sitemap read again in a spare slot"
 exits 0 "--retry-max 1d" wa-schedule -G 400 -T 6h --retry-max 1d --now 1086400 "$tmp/failed"
 is "$(grep -c 'retry' "$tmp/stdout")" 4 "d after a day"
