@@ -26,7 +26,8 @@ is "$(awk -F '\t' 'NR == FNR { type[$1] = $2; next }
 	type[$1] == "html" && $2 !~ /\.(xml|rss|rdf|atom|wml|xsd|dtd)$/ && $3 ~ /\+xml$/' \
 	"$E/pages.tsv" "$E/links.tsv")" "" "no other link from an HTML page is marked +xml"
 is "$(cut -f1,2 "$E/links.tsv" | uniq -d)" "" "no page gives a target twice"
-is "$(awk -F '\t' 'NF != 5 || $2 !~ /^(html|xml|dtd|other)$/' "$E/pages.tsv")" "" \
+is "$(awk -F '\t' 'NF != 5 || $2 !~ /^(html|xml|dtd|other|dead|robots|sitemap|error|noindex)$/' \
+	"$E/pages.tsv")" "" \
 	"pages.tsv has five columns and known types"
 is "$(awk -F '\t' 'NR == FNR { n[$1]++; next } { if (n[$1] + 0 != $3) print $1 }' \
 	"$E/links.tsv" "$E/pages.tsv")" "" "every page's outdeg is its number of links"
