@@ -184,8 +184,8 @@ $(C)/graph: $(C)/history.tsv
 
 # Importance from the last cycle's, then the usefulness of HTML pages
 # towards XML pages weighted by this importance (or uniform with
-# USEFULNESS=uniform): two runs are faster than wa-pagerank -U's combined
-# scans (wa-pagerank(1)).  With no XML page the usefulness is empty and
+# USEFULNESS=uniform): two runs take the time of wa-pagerank -U, which
+# computes PR' after the importance in one process (wa-pagerank(1)).  With no XML page the usefulness is empty and
 # the schedule weighs HTML pages by importance.  -v puts the residual of
 # every iteration in rank.log.
 $(C)/importance.tsv: $(C)/graph

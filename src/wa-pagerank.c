@@ -1,7 +1,8 @@
 /* wa-pagerank: importance of pages, PageRank on the sliced link matrix
- * with Gauss-Seidel iterations (Preda, seed 000, sec. 2.1-2.3), and the
- * usefulness of pages in the same scans (sec. 2.3.4).  The engine is
- * src/lib/rank.c; t/rank-verify.py checks it against networkx. */
+ * with Gauss-Seidel iterations (Preda, "Data Acquisition for an XML
+ * Warehouse", 2000, sec. 2.1-2.3), and the usefulness of pages in the same
+ * run: after importance, or by Jacobi in the same scans (sec. 2.3.4).  The
+ * engine is src/lib/rank.c; t/rank-verify.py checks it against networkx. */
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
@@ -28,7 +29,7 @@ static const char usage[] =
 "  --renormalize    rescale each iterate by r (seed 000 eq. 2.6-2.7); Jacobi\n"
 "  --jacobi         power iteration instead of Gauss-Seidel\n"
 "  --no-extrapolation  Gauss-Seidel without extrapolation every 6 sweeps\n"
-"  -U file          also write usefulness, computed in the same scans\n"
+"  -U file          also write usefulness (wa-invrank's), after importance\n"
 "  -m size          memory budget (1G)\n"
 "  -j threads       threads (the number of processors)\n"
 "  -o file          write importance to file (standard output)\n"
@@ -197,6 +198,21 @@ start_from_e(const struct graph *g, const struct rank_params *p, struct vec *pr,
 	}
 }
 
+/* The end of a computation: a warning if it did not converge, else a
+ * note, each after what ("importance: "...; "" for importance alone or
+ * both in the same scans), of the larger change of both. */
+static void
+report(const struct rank_params *p, const struct rank_result *res, const char *what, double t0)
+{
+	double change = fmax(res->change[0], res->change[1]);
+	if (!res->converged)
+		wa_warn("%sno convergence to %g in %u iterations (last change %.3g)", what,
+		    p->epsilon, res->iterations, change);
+	else
+		wa_note("%s%u iterations, last change %.3g (%s), %.2f s", what, res->iterations,
+		    change, p->norm == RANK_L1 ? "L1" : "L2", monotonic_seconds() - t0);
+}
+
 static void
 parse_slice(const char *arg, unsigned *k, unsigned *parts)
 {
@@ -273,7 +289,11 @@ main(int argc, char **argv)
 
 	struct graph g;
 	graph_open(&g, argv[optind]);
-	rank_plan(&g, &p, true, usefulness != NULL, personalisation || subscriptions);
+	/* -U: usefulness after importance, each as alone; by Jacobi both in
+	 * the same scans, as Preda's report has it (sec. 2.3.4). */
+	bool same_scans = usefulness && p.jacobi;
+	struct rank_params base = p;
+	rank_plan(&g, &p, true, same_scans, personalisation || subscriptions);
 	struct vec e = { .fd = -1 }, pr;
 	if (personalisation)
 		read_personalisation(&g, &p, personalisation, &e);
@@ -291,31 +311,48 @@ main(int argc, char **argv)
 		write_part(&g, &p, &pr, ep, slice_k, slice_parts, vector);
 	} else {
 		struct vec use = { .fd = -1 }, e_use = { .fd = -1 };
-		if (usefulness && !rank_xml_personalisation(&g, &p, NULL, &e_use)) {
-			rank_no_usefulness(&g, usefulness);
-			vec_free(&e_use);
-			usefulness = NULL;
+		if (same_scans) {
+			if (rank_xml_personalisation(&g, &p, NULL, &e_use)) {
+				rank_vector_new(&p, g.nodes, &use);
+			} else {
+				rank_no_usefulness(&g, usefulness);
+				vec_free(&e_use);
+				usefulness = NULL;
+				same_scans = false;
+			}
 		}
-		if (usefulness)
-			rank_vector_new(&p, g.nodes, &use);
 		struct rank_vectors v = { .importance = &pr, .e = ep,
-		    .usefulness = usefulness ? &use : NULL, .e_use = usefulness ? &e_use : NULL };
+		    .usefulness = same_scans ? &use : NULL, .e_use = same_scans ? &e_use : NULL };
 		struct rank_result res;
 		double t0 = monotonic_seconds();
 		rank_compute(&g, &p, &v, &res);
-		if (!res.converged)
-			wa_warn("no convergence to %g in %u iterations (last change %.3g)",
-			    p.epsilon, res.iterations, fmax(res.change[0], res.change[1]));
-		else
-			wa_note("%u iterations, last change %.3g (%s), %.2f s", res.iterations,
-			    fmax(res.change[0], res.change[1]), p.norm == RANK_L1 ? "L1" : "L2",
-			    monotonic_seconds() - t0);
+		report(&p, &res, usefulness && !same_scans ? "importance: " : "", t0);
 		rank_normalize(&p, &pr);
+		/* Usefulness apart: the run's vectors but pr freed, planned anew
+		 * within -m beside pr, which is written with it at the end. */
+		struct rank_params pu = base;
+		if (usefulness && !same_scans) {
+			vec_free(&e);
+			ep = NULL;
+			pu.held = p.on_disk ? 0 : sizeof(double);
+			pu.checked = true;
+			rank_plan(&g, &pu, false, true, false);
+			if (rank_xml_personalisation(&g, &pu, NULL, &e_use)) {
+				rank_vector_new(&pu, g.nodes, &use);
+				struct rank_vectors vu = { .usefulness = &use, .e_use = &e_use };
+				t0 = monotonic_seconds();
+				rank_compute(&g, &pu, &vu, &res);
+				report(&pu, &res, "usefulness: ", t0);
+			} else {
+				rank_no_usefulness(&g, usefulness);
+				usefulness = NULL;
+			}
+		}
 		if (vector)
 			rank_write_vector(&p, vector, &pr);
 		if (usefulness) {
-			rank_normalize(&p, &use);
-			rank_write_scores(&g, &p, &use, usefulness);
+			rank_normalize(same_scans ? &p : &pu, &use);
+			rank_write_scores(&g, same_scans ? &p : &pu, &use, usefulness);
 		}
 		rank_write_scores(&g, &p, &pr, out);
 		vec_free(&use);

@@ -86,13 +86,17 @@ for name in $graphs; do
 	ok "$name: -b writes the vector" wa-pagerank -q $TIGHT -o "$o.b.tsv" -b "$o.vec" "$g"
 	vcheck "$name: the vector holds the scores of the TSV, bit for bit" vector "$o.vec" "$o.b.tsv"
 
-	# The usefulness of -U, computed in the same scans, is wa-invrank's.
+	# The usefulness of -U, computed after importance, is wa-invrank's.
 	ok "$name: -U" wa-pagerank -q $TIGHT -o "$o.u.imp" -U "$o.u.use" "$g7"
 	vcheck "$name: -U leaves importance as it is" diff "$o.u.imp" "$o.gs" --tol 1e-9
 	vcheck "$name: -U usefulness equals networkx.pagerank of the reverse" \
 		invrank "$links" "$pages" "$o.u.use"
 	ok "$name: wa-invrank alone" wa-invrank -q -e 1e-13 --norm l1 --iterations 100000 -o "$o.inv" "$g"
 	vcheck "$name: -U usefulness equals wa-invrank's" diff "$o.u.use" "$o.inv" --tol 1e-9
+	# By Jacobi, both in the same scans (the engine's shared sweeps).
+	ok "$name: -U --jacobi" wa-pagerank -q $TIGHT --jacobi -o "$o.uj.imp" -U "$o.uj.use" "$g7"
+	vcheck "$name: -U --jacobi, importance" diff "$o.uj.imp" "$o.gs" --tol 1e-9
+	vcheck "$name: -U --jacobi, usefulness" diff "$o.uj.use" "$o.inv" --tol 1e-9
 
 	# A warm start from the result: the same vector in fewer iterations.
 	wa-pagerank -v -e 1e-10 --norm l1 -i 100000 -o "$o.cold" "$g" 2>"$o.cold.err"
@@ -224,6 +228,14 @@ like "$(grep parts "$tmp/stderr")" "on [23] parts of up to 65536 pages, [0-9]+ l
 	"parts: by propagation blocking"
 ok "parts: -j 2 again" wa-pagerank -q -j 2 $iterations -o "$tmp/parts.gs2" "$tmp/parts.g"
 same_file "$tmp/parts.gs2" "$tmp/parts.gs" "parts: the same bytes"
+# -U: importance as alone, by propagation blocking, then usefulness as
+# wa-invrank computes it.
+ok "parts: -U" wa-pagerank -v -j 2 $iterations -U "$tmp/parts.use" -o "$tmp/parts.u" "$tmp/parts.g"
+like "$(grep parts "$tmp/stderr")" "by propagation blocking\$" "parts: -U ranks importance by propagation blocking"
+same_file "$tmp/parts.u" "$tmp/parts.gs" "parts: -U, the same importance"
+wa-invrank -q -j 2 $(echo "$iterations" | sed 's/^-i /--iterations /') -o "$tmp/parts.inv" \
+	"$tmp/parts.g" 2>/dev/null
+same_file "$tmp/parts.use" "$tmp/parts.inv" "parts: -U, the usefulness of wa-invrank"
 ok "parts: in temporary files" wa-pagerank -v -j 2 -m $files $iterations -o "$tmp/parts.f" \
 	"$tmp/parts.g"
 like "$(grep parts "$tmp/stderr")" \

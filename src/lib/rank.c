@@ -850,7 +850,7 @@ static uint64_t
 page_bytes(const struct graph *g, const struct rank_params *p, bool imp, bool use,
     bool personalised)
 {
-	uint64_t b = 8;			/* out- and in-degree */
+	uint64_t b = 8 + p->held;	/* out- and in-degree; the caller's */
 	if (imp)	/* pr, x; E; Jacobi's next or extrapolation's before */
 		b += 16 + (personalised ? 8 : 0) + (p->jacobi || !p->plain ? 8 : 0);
 	if (propagation_wanted(g, p, imp, use))
@@ -981,7 +981,13 @@ engine_open(struct engine *e, const struct graph *g, const struct rank_params *p
 	bool *keep = wa_calloc(g->slices, sizeof *keep);
 	for (uint32_t k = 0; k < g->slices; k++)
 		keep[k] = !e->streamed;
-	graph_check_matrix(g, e->slices, &e->outdeg, &e->indeg, keep, p->run_bytes);
+	if (p->checked) {
+		for (uint32_t k = 0; k < g->slices; k++)
+			if (keep[k])
+				slice_load(&e->slices[k]);
+	} else {
+		graph_check_matrix(g, e->slices, &e->outdeg, &e->indeg, keep, p->run_bytes);
+	}
 	free(keep);
 	if (wa_verbose)
 		wa_warn("%llu pages, %llu links in %u slices; matrix %s (%llu MiB), vectors %llu MiB",

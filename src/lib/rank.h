@@ -27,7 +27,11 @@
  * pending residual backwards along its links, and the pushes reach the
  * slices after it in the same sweep.  The transpose variant is the literal
  * M^t of the paper (an average over successors) with the normalisation r,
- * iterated as Jacobi.  Both rankings can share the scans (sec. 2.3.4).
+ * iterated as Jacobi.  Both rankings can share the scans (sec. 2.3.4),
+ * which wa-pagerank -U does only by Jacobi: by Gauss-Seidel importance
+ * alone runs by propagation blocking, needs fewer sweeps than usefulness
+ * and fewer vectors, and the two one after the other were measured
+ * faster (wa-pagerank.1).
  *
  * Threads split each section of a slice by its blocks: the external
  * links by words, the internal ones in lanes (rank.c) whatever the thread
@@ -56,6 +60,9 @@ struct rank_params {
 	bool transpose;			/* usefulness by the literal M^t */
 	unsigned threads;
 	uint64_t memory;		/* -m: bytes the run may use */
+	uint64_t held;			/* bytes a page the caller holds beside the run */
+	bool checked;			/* the matrix checked by a computation before:
+					 * rank_compute only loads it */
 	bool on_disk;			/* set by rank_plan: vectors in files */
 	uint64_t run_bytes;		/* set by rank_plan: matrix read per step */
 	uint64_t chunk;			/* set by rank_plan: pages a pass views at once */
