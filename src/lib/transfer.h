@@ -7,7 +7,9 @@
  *
  * The connection is refused at connect time, redirects and robots.txt
  * included, when its address is not public, not in an allowed block and
- * private addresses are not allowed (netaddr.h). */
+ * private addresses are not allowed (netaddr.h).  A site's idle
+ * connection with bytes waiting when its next request starts is shut and
+ * not reused (see check_idle_connection). */
 #ifndef WA_TRANSFER_H
 #define WA_TRANSFER_H
 
