@@ -543,9 +543,13 @@ finish_robots(struct transfer *x, CURLcode rc, double now)
 	/* RFC 9309 sec. 2.3.1: a file (2xx) is parsed; "unavailable" (4xx,
 	 * or too many redirects) allows everything; "unreachable" (5xx, 429,
 	 * no answer in time) disallows everything. */
-	/* The file decoded, should it come with a Content-Encoding unasked. */
-	const char *text = x->plain ? (const char *)x->plain : "";
-	size_t text_len = x->decoded.bytes > x->cap ? x->cap : x->decoded.bytes;
+	/* The file decoded, should it come with a Content-Encoding unasked;
+	 * as sent if that coding is a lie. */
+	const char *text = x->decoded.failed ? x->body.p : (const char *)x->plain;
+	size_t text_len = x->decoded.failed ? x->body.len :
+	    x->decoded.bytes > x->cap ? x->cap : x->decoded.bytes;
+	if (!text)
+		text = "";
 	if (answered && code >= 200 && code < 300) {
 		if (x->truncated)
 			wa_note("%s: longer than %d KiB: the rules past that are ignored "

@@ -33,7 +33,13 @@ for i in $(seq 1 30); do
 done >"$tmp/three-sites"
 
 # Valgrind makes each run of wa-fetch take seconds: one case of each kind.
-if under_valgrind; then sigs=HUP runs=1; else sigs="HUP TERM INT" runs="1 2 3"; fi
+if under_valgrind; then
+	sigs=HUP runs=1
+	head -n 30 "$tmp/three-sites" >"$tmp/full-list"
+else
+	sigs="HUP TERM INT" runs="1 2 3"
+	cp "$tmp/three-sites" "$tmp/full-list"
+fi
 
 # Signals: each stops the run with a log that names only archived records.
 for sig in $sigs; do
@@ -61,7 +67,7 @@ if unshare -m true 2>/dev/null; then
 		mkdir -p "$tmp/disk"
 		unshare -m sh -c 't=$1 k=$2; shift 2
 			mount -t tmpfs -o size=300k tmpfs "$t/disk" || exit 9
-			"$@" -r 4 -w 0 --insecure -o "$t/disk/c.warc" "$t/three-sites" \
+			"$@" -r 4 -w 0 --insecure -o "$t/disk/c.warc" "$t/full-list" \
 			    >"$t/full$k.log" 2>"$t/full$k.err"
 			echo $? >"$t/full$k.rc"
 			ls -A "$t/disk" >"$t/full$k.ls"
@@ -76,10 +82,10 @@ if unshare -m true 2>/dev/null; then
 		"every row with a status names a record of the WARC"
 	is "$(cat "$tmp"/full?.log | cut -f 3 | grep -v '^200$' | sort -u)" interrupted \
 		"the other URLs are logged as interrupted"
-	is "$(wc -l <"$tmp/full1.log")" 90 "every URL has its row"
+	is "$(wc -l <"$tmp/full1.log")" "$(wc -l <"$tmp/full-list")" "every URL has its row"
 	$FETCH -r 4 -w 0 --insecure --resume "$tmp/full1.log" -o "$tmp/full-rest.warc" \
-	    "$tmp/three-sites" >"$tmp/full-rest.log"
-	is "$(outcomes "$tmp/full1.log" "$tmp/full-rest.log")" "$(sort "$tmp/three-sites")" \
+	    "$tmp/full-list" >"$tmp/full-rest.log"
+	is "$(outcomes "$tmp/full1.log" "$tmp/full-rest.log")" "$(sort "$tmp/full-list")" \
 		"--resume with more room completes the crawl, each URL once"
 else
 	ok "a full disk # SKIP unshare -m needs root" true
