@@ -112,9 +112,25 @@ static struct warc_writer *warc;
 static struct transfer_config tcfg;
 static struct transfer **inflight;
 static size_t ninflight;
+static size_t connections;	/* -r, or fewer once file descriptors ran out */
 static struct progress pg;
 static uint64_t logged_rows;
 static volatile sig_atomic_t signals_seen;
+/* A fault of this host's, not of the sites': the run stops as on a signal
+ * (no file descriptor left), or at once (the WARC cannot be written). */
+static bool local_fault;
+static const char *warc_error;
+static bool robots_cache_failed;
+/* Rows waiting for their records to be written, in the order given, so
+ * that the log never names a record the WARC lacks. */
+struct pending_row {
+	char *line;
+	uint64_t record;	/* the number warc_write gave its last record */
+	size_t entry;
+};
+static struct pending_row *pending;
+static size_t pending_head, npending, pending_cap;
+static uint64_t records_written;
 static int wake_pipe[2] = { -1, -1 };
 static struct timespec run_start;	/* real time the run began (--now) */
 
@@ -177,12 +193,44 @@ stamp_run_clock(struct transfer *x)
 	x->usec = (long)(us % 1000000);
 }
 
+/* record: the number of the row's last WARC record, 0 if it has none. */
 static void
-log_row(const struct fetch_row *row, size_t entry)
+log_row(const struct fetch_row *row, size_t entry, uint64_t record)
 {
-	fetchlog_write(stdout, row);
 	entries[entry].logged = true;
 	progress_set(&pg, ++logged_rows);
+	if (record <= records_written) {
+		fetchlog_write(stdout, row);
+		return;
+	}
+	if (npending == pending_cap) {
+		pending_cap = pending_cap ? 2 * pending_cap : 64;
+		pending = wa_reallocarray(pending, pending_cap, sizeof *pending);
+	}
+	pending[npending++] = (struct pending_row){ fetchlog_format(row), record, entry };
+}
+
+/* Writes the rows whose records are written; a write error of the WARC
+ * stops the run. */
+static void
+flush_rows(void)
+{
+	const char *error;
+	if (!warc)
+		return;
+	records_written = warc_writer_written(warc, &error);
+	for (; pending_head < npending && pending[pending_head].record <= records_written;
+	    pending_head++) {
+		fputs(pending[pending_head].line, stdout);
+		free(pending[pending_head].line);
+	}
+	if (pending_head == npending)
+		pending_head = npending = 0;
+	if (error && !warc_error) {
+		warc_error = error;
+		wa_warn("%s: the crawl stops; the file keeps its whole records, and "
+		    "the URLs whose records are lost are logged as interrupted", error);
+	}
 }
 
 /* A row for a URL that got no request: why is its status. */
@@ -199,7 +247,7 @@ log_unfetched(size_t entry, const char *why, const char *robots, const char *led
 	struct fetch_row row = { .url = entries[entry].url, .time = -1,
 	    .status = why, .bytes = -1, .last_modified = -1, .changed = -1,
 	    .robots = robots, .redirect = led_to };
-	log_row(&row, entry);
+	log_row(&row, entry, 0);
 }
 
 static void
@@ -275,13 +323,12 @@ site_resolve(struct site *site)
 static void
 start_page(struct site *site, struct job *job)
 {
-	struct transfer *x = transfer_new(&tcfg, job->url, site_resolve(site),
+	struct transfer *x = transfer_new(&tcfg, site, job->url, site_resolve(site),
 	    opt.max_size, true, last_on_connection(site));
 	struct fetch_prev *prev = strmap_get(&previous, entries[job->entry].url);
 
 	stamp_run_clock(x);
 	x->kind = TRANSFER_PAGE;
-	x->site = site;
 	x->job = *job;
 	/* Validators belong to the URL that answered them: only a first hop
 	 * to a URL that was not redirected last time sends them. */
@@ -303,12 +350,11 @@ start_robots(struct site *site)
 {
 	char *url = wa_asprintf("%s/robots.txt", site->origin);
 	/* It follows redirects, to any host: every entry. */
-	struct transfer *x = transfer_new(&tcfg, url, opt.resolve, ROBOTS_MAX_BYTES,
-	    false, last_on_connection(site));
+	struct transfer *x = transfer_new(&tcfg, site, url, opt.resolve,
+	    ROBOTS_MAX_BYTES, false, last_on_connection(site));
 	free(url);
 	stamp_run_clock(x);
 	x->kind = TRANSFER_ROBOTS;
-	x->site = site;
 	if (curl_easy_setopt(x->easy, CURLOPT_FOLLOWLOCATION, 1L) != CURLE_OK ||
 	    curl_easy_setopt(x->easy, CURLOPT_MAXREDIRS, (long)ROBOTS_MAX_REDIRECTS) != CURLE_OK)
 		wa_die("libcurl cannot follow redirects");
@@ -376,13 +422,13 @@ serve_site(struct site *site)
 	sites_return(&sites, site);
 }
 
-static void
+/* The number of the last record written, for log_row; 0 without -o. */
+static uint64_t
 archive(const struct transfer *x, const char *target, const char *digest,
     const char *truncated, enum record_kind kind, const struct fetch_prev *prev)
 {
-	if (warc)
-		transfer_archive(x, warc, target, digest, truncated, kind,
-		    prev ? prev->time : -1);
+	return warc ? transfer_archive(x, warc, target, digest, truncated, kind,
+	    prev ? prev->time : -1) : 0;
 }
 
 /* Counts the request against the connection it used (-c). */
@@ -423,6 +469,39 @@ no_server(const struct transfer *x, CURLcode rc, long code)
 	return NULL;
 }
 
+/* A request that found no socket here (EMFILE, ENFILE: out of file
+ * descriptors) says nothing of its site: it is queued again, and the run
+ * goes on with the connections that are open, idle ones kept as many.
+ * With no other connection open the run stops as on a signal, the URL
+ * logged as interrupted for --resume. */
+static bool
+local_failure(struct transfer *x, CURLcode rc, double now)
+{
+	size_t others = ninflight - 1;
+	if (!x->local_errno || rc == CURLE_OK)
+		return false;
+	if (others == 0) {
+		wa_warn("%s: no socket: %s, with no other connection open: the "
+		    "crawl stops", x->site->origin, strerror(x->local_errno));
+		local_fault = true;
+		if (x->kind == TRANSFER_PAGE)
+			log_unfetched(x->job.entry, "interrupted", NULL, hop_url(&x->job));
+		return true;
+	}
+	if (others < connections) {
+		wa_warn("no socket: %s: at most %zu connections from now on (-r %lu)",
+		    strerror(x->local_errno), others, opt.parallel);
+		connections = others;
+		curl_multi_setopt(multi, CURLMOPT_MAXCONNECTS, (long)connections);
+	}
+	if (x->kind == TRANSFER_PAGE) {
+		sites_push(&sites, x->site, x->job.entry, x->job.url, x->job.hops);
+		x->job.url = NULL;
+	}
+	site_done(x->site, now, 0);
+	return true;
+}
+
 static void
 finish_robots(struct transfer *x, CURLcode rc, double now)
 {
@@ -434,6 +513,8 @@ finish_robots(struct transfer *x, CURLcode rc, double now)
 	const char *why_not;
 	struct robots *r;
 
+	if (local_failure(x, rc, now))
+		return;
 	curl_easy_getinfo(x->easy, CURLINFO_RESPONSE_CODE, &code);
 	curl_easy_getinfo(x->easy, CURLINFO_EFFECTIVE_URL, &url);
 	count_connection(x);
@@ -462,11 +543,18 @@ finish_robots(struct transfer *x, CURLcode rc, double now)
 	/* RFC 9309 sec. 2.3.1: a file (2xx) is parsed; "unavailable" (4xx,
 	 * or too many redirects) allows everything; "unreachable" (5xx, 429,
 	 * no answer in time) disallows everything. */
+	/* The file decoded, should it come with a Content-Encoding unasked;
+	 * as sent if that coding is a lie. */
+	const char *text = x->decoded.failed ? x->body.p : (const char *)x->plain;
+	size_t text_len = x->decoded.failed ? x->body.len :
+	    x->decoded.bytes > x->cap ? x->cap : x->decoded.bytes;
+	if (!text)
+		text = "";
 	if (answered && code >= 200 && code < 300) {
 		if (x->truncated)
 			wa_note("%s: longer than %d KiB: the rules past that are ignored "
 			    "(RFC 9309 sec. 2.5)", url, ROBOTS_MAX_BYTES / 1024);
-		r = robots_parse(x->body.p ? x->body.p : "", x->body.len, opt.robots_token);
+		r = robots_parse(text, text_len, opt.robots_token);
 		cache_status = (int)code;
 	} else if (answered && code >= 400 && code < 500 && code != 429) {
 		r = robots_all(true);
@@ -483,9 +571,13 @@ finish_robots(struct transfer *x, CURLcode rc, double now)
 			    site->origin, curl_easy_strerror(rc));
 		r = robots_all(false);
 	}
-	if (opt.robots_cache && cache_status > 0)
-		robotscache_store(opt.robots_cache, site->origin, run_time(),
-		    cache_status, x->body.p, cache_status < 300 ? x->body.len : 0);
+	if (opt.robots_cache && cache_status > 0 && !robots_cache_failed &&
+	    !robotscache_store(opt.robots_cache, site->origin, run_time(),
+	    cache_status, text, cache_status < 300 ? text_len : 0)) {
+		wa_warn("--robots-cache: robots.txt files are not kept for the rest "
+		    "of the run");
+		robots_cache_failed = true;
+	}
 	site_set_robots(site, r);
 	site_done(site, now, 0);
 }
@@ -545,13 +637,15 @@ compare_previous(struct fetch_row *row, const struct fetch_prev *prev,
 /* What a request's outcome means for its site: failures in a row give it
  * up, Retry-After holds it back or defers it. */
 static void
-site_outcome(struct site *site, struct transfer *x, long code, bool answered,
-    const char *status, double now)
+site_outcome(struct site *site, struct transfer *x, CURLcode rc, long code,
+    bool answered, const char *status, double now)
 {
 	curl_off_t retry_after = 0;
 	double backoff = 0;
 
-	if (code >= 500 || !answered)
+	/* A response cut short fails too: a server that sends its header and
+	 * then stalls would cost a --timeout per URL. */
+	if (code >= 500 || !answered || (rc != CURLE_OK && !x->truncated))
 		site->failures++;
 	else
 		site->failures = 0;
@@ -586,6 +680,8 @@ finish_page(struct transfer *x, CURLcode rc, double now)
 	struct fetch_row row = { .url = entries[job->entry].url, .time = x->sec,
 	    .bytes = -1, .last_modified = -1, .changed = -1, .robots = "allow" };
 
+	if (local_failure(x, rc, now))
+		return;
 	curl_easy_getinfo(x->easy, CURLINFO_RESPONSE_CODE, &code);
 	count_connection(x);
 	bool answered = code > 0 && !x->refused_private;
@@ -594,8 +690,8 @@ finish_page(struct transfer *x, CURLcode rc, double now)
 		fprintf(stderr, "%s: %s %s\n", wa_prog, job->url, row.status);
 	if (!answered) {
 		/* No response: nothing to archive, the row says why. */
-		log_row(&row, job->entry);
-		site_outcome(x->site, x, code, answered, row.status, now);
+		log_row(&row, job->entry, 0);
+		site_outcome(x->site, x, rc, code, answered, row.status, now);
 		return;
 	}
 
@@ -617,7 +713,7 @@ finish_page(struct transfer *x, CURLcode rc, double now)
 			archive(x, job->url, digest, NULL, RECORD_RESPONSE, NULL);
 			follow_redirect(job, target);	/* takes target */
 			free(mime);
-			site_outcome(x->site, x, code, answered, row.status, now);
+			site_outcome(x->site, x, rc, code, answered, row.status, now);
 			return;
 		}
 		row.status = "too-many-redirects";
@@ -628,11 +724,11 @@ finish_page(struct transfer *x, CURLcode rc, double now)
 	}
 	if (!row.redirect)
 		row.redirect = hop_url(job);
-	archive(x, job->url, digest, transfer_truncation(x, rc), kind, prev);
-	log_row(&row, job->entry);
+	log_row(&row, job->entry, archive(x, job->url, digest,
+	    transfer_truncation(x, rc), kind, prev));
 	free(mime);
 	free(target);
-	site_outcome(x->site, x, code, answered, row.status, now);
+	site_outcome(x->site, x, rc, code, answered, row.status, now);
 }
 
 static void
@@ -760,6 +856,7 @@ catch_signals(void)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
 }
 
 /* Counting the active sites walks them all: a few times a second only. */
@@ -777,7 +874,7 @@ show_progress(void)
 		if (sites.all[i]->njobs > 0 || sites.all[i]->busy)
 			active++;
 	progress_note(&pg, "%zu sites active, %zu idle connections", active,
-	    opt.parallel - ninflight);
+	    connections - ninflight);
 }
 
 /* Runs until every job is done or a signal stops it; false if stopped. */
@@ -788,16 +885,18 @@ run(void)
 
 	for (;;) {
 		double now = monotonic_seconds();
-		if (signals_seen && stop_at < 0) {
-			wa_warn("interrupted: no new requests; %zu in flight get %gs to finish",
-			    ninflight, STOP_GRACE_SECONDS);
+		if ((signals_seen || local_fault) && stop_at < 0) {
+			if (signals_seen)
+				wa_warn("interrupted: no new requests; %zu in flight get "
+				    "%gs to finish", ninflight, STOP_GRACE_SECONDS);
 			stop_at = now + STOP_GRACE_SECONDS;
 		}
-		if (stop_at >= 0 && (signals_seen > 1 || now >= stop_at || ninflight == 0))
+		if (warc_error || (stop_at >= 0 && (signals_seen > 1 || now >= stop_at ||
+		    ninflight == 0)))
 			break;
 		if (stop_at < 0) {
 			struct site *site;
-			while (ninflight < opt.parallel && (site = sites_next(&sites, now)))
+			while (ninflight < connections && (site = sites_next(&sites, now)))
 				serve_site(site);
 			if (ninflight == 0 && sites.pending == 0 && sites_next_time(&sites) < 0)
 				return true;
@@ -805,7 +904,7 @@ run(void)
 
 		double next = sites_next_time(&sites);
 		int wait_ms = 1000;
-		if (stop_at < 0 && next >= 0 && ninflight < opt.parallel) {
+		if (stop_at < 0 && next >= 0 && ninflight < connections) {
 			double ms = (next - now) * 1000 + 1;
 			wait_ms = ms < 0 ? 0 : ms > 1000 ? 1000 : (int)ms;
 		}
@@ -818,6 +917,7 @@ run(void)
 		int running;
 		curl_multi_perform(multi, &running);
 		read_messages();
+		flush_rows();
 		show_progress();
 	}
 	/* Abandoned: requests still in flight leave no record. */
@@ -991,8 +1091,11 @@ parse_options(int argc, char **argv)
 	if (!opt.robots_token && !(opt.robots_token = robots_agent_token(opt.agent)))
 		wa_usage_error("-A: '%s' starts with no product token of letters, "
 		    "'_' and '-': give --robots-agent", opt.agent);
-	if (opt.robots_cache && mkdir(opt.robots_cache, 0777) != 0 && errno != EEXIST)
-		wa_die_errno("--robots-cache: %s", opt.robots_cache);
+	if (opt.robots_cache && mkdir(opt.robots_cache, 0777) != 0 && errno != EEXIST) {
+		wa_warn("--robots-cache: %s: %s: no robots.txt cache in this run",
+		    opt.robots_cache, strerror(errno));
+		opt.robots_cache = NULL;
+	}
 }
 
 int
@@ -1041,6 +1144,7 @@ main(int argc, char **argv)
 	/* Idle connections of sites waiting out their delay stay open. */
 	curl_multi_setopt(multi, CURLMOPT_MAXCONNECTS, (long)(2 * opt.parallel));
 	inflight = wa_calloc(opt.parallel, sizeof *inflight);
+	connections = opt.parallel;
 	catch_signals();
 	if (opt.warc)
 		open_warc();
@@ -1051,10 +1155,25 @@ main(int argc, char **argv)
 	complete = run();
 	progress_end(&pg);
 
-	if (warc)
+	if (warc) {
+		warc_writer_wait(warc);
+		flush_rows();
 		warc_writer_close(warc);
+	}
+	/* Rows whose records a write error lost: the URLs are to do again. */
+	for (size_t i = pending_head; i < npending; i++) {
+		struct fetch_row row = { .url = entries[pending[i].entry].url,
+		    .time = -1, .status = "interrupted", .bytes = -1,
+		    .last_modified = -1, .changed = -1 };
+		fetchlog_write(stdout, &row);
+		free(pending[i].line);
+	}
+	free(pending);
+	complete = complete && !warc_error;
 	if (fflush(stdout) == EOF || ferror(stdout))
 		wa_die_errno("standard output");
+	/* Closing the connections calls on_close_socket with their sites. */
+	curl_multi_cleanup(multi);
 	sites_free(&sites);
 	strmap_free(&previous, fetchlog_prev_free);
 	for (size_t i = 0; i < nentries; i++)
@@ -1065,7 +1184,6 @@ main(int argc, char **argv)
 	free(opt.agent_buf);
 	curl_slist_free_all(opt.resolve);
 	free(opt.allowed);
-	curl_multi_cleanup(multi);
 	curl_share_cleanup(share);
 	curl_global_cleanup();
 	url_cleanup();

@@ -37,10 +37,19 @@ certificate, every host is served on both ports):
   robots-utf8.test          /robots.txt has invalid UTF-8: "Disallow: /early",
                             then rules with bytes 0xff 0xfe 0xc3 in their
                             paths and agent names
+  robots-gzip.test          /robots.txt is "User-agent: *" "Disallow: /"
+                            sent with Content-Encoding: gzip whatever the
+                            request's Accept-Encoding
 Every host's other paths are the fault paths:
   /ok              200, a small HTML page (keep-alive)
   /slow            200, Content-Length 30, one byte every 2 s (60 s)
   /stall           reads the request, sends nothing for 60 s, closes
+  /stall-body/...  200, Content-Length 100, the header only, then nothing
+                   for 60 s
+  /excess/...      200 keep-alive, Content-Length 30: its 30 bytes, then in
+                   a second write excess bytes that read as a response of
+                   their own (EXCESS_RESPONSE), which a client that reuses
+                   the connection takes for its next answer
   /loop/N          302 to /loop/N+1, for ever
   /self            302 to /self
   /chain/N         302 to /chain/N-1; /chain/0 is 200 "end of chain"
@@ -115,11 +124,13 @@ BAD_UTF8_HREFS = [b"/u/\xe2\x82", b"/u/\xed\xa0\x80", b"/u/\xf0\x9f\x98\x80",
 BOMB_SIZE = 1 << 30
 TRICKLE_SECONDS = 2
 STALL_SECONDS = 60
+EXCESS_RESPONSE = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n" \
+    b"Content-Length: 27\r\n\r\n<html>smuggled page</html>\n"
 
 ROBOTS_HOSTS = {
     "robots-500.test", "robots-403.test", "robots-redirect.test",
     "robots-loop.test", "robots-big.test", "robots-slow.test",
-    "robots-endless.test", "robots-utf8.test",
+    "robots-endless.test", "robots-utf8.test", "robots-gzip.test",
 }
 HOSTS = ["fault.test", "tls.test"] + sorted(ROBOTS_HOSTS)
 
@@ -279,6 +290,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.trickle(b"User-agent: *\nDisallow:\n", plain)
         elif host == "robots-endless.test":
             self.endless_robots()
+        elif host == "robots-gzip.test":
+            gz = zlib.compressobj(9, zlib.DEFLATED, 16 + 15)
+            body = gz.compress(b"User-agent: *\nDisallow: /\n") + gz.flush()
+            self.send(200, body, plain, extra=[("Content-Encoding", "gzip")])
         elif host == "robots-utf8.test":
             self.send(200, b"User-agent: *\nDisallow: /early\n"
                            b"Disallow: /\xff\xfe\n# caf\xc3 \x80\n"
@@ -297,6 +312,19 @@ class Handler(http.server.BaseHTTPRequestHandler):
         elif path == "/stall":
             self.close_connection = True
             time.sleep(STALL_SECONDS)
+        elif path.startswith("/stall-body/"):
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html")
+            self.send_header("Content-Length", "100")
+            self.end_headers()
+            self.wfile.flush()
+            self.close_connection = True
+            time.sleep(STALL_SECONDS)
+        elif path.startswith("/excess/"):
+            self.send(200, b"<html>%-17s</html>" % path[-17:].encode())
+            self.wfile.flush()
+            time.sleep(0.05)
+            self.wfile.write(EXCESS_RESPONSE)
         elif m and m.group(1) == "loop":
             self.redirect("/loop/%d" % (int(m.group(2)) + 1))
         elif path == "/self":

@@ -56,6 +56,20 @@ fetchlog_write(FILE *fp, const struct fetch_row *r)
 	putc('\n', fp);
 }
 
+char *
+fetchlog_format(const struct fetch_row *row)
+{
+	char *line = NULL;
+	size_t len = 0;
+	FILE *fp = open_memstream(&line, &len);
+	if (!fp)
+		wa_die_errno("open_memstream");
+	fetchlog_write(fp, row);
+	if (fclose(fp) != 0)
+		wa_die_errno("open_memstream");
+	return line;
+}
+
 /* A column that may be '-' for none. */
 static char *
 text_or_null(const char *s)

@@ -28,6 +28,8 @@ struct fetch_row {
 /* Writes row as one TSV line; a tab, CR or LF inside a text field (an
  * ETag may hold one) becomes a space. */
 void fetchlog_write(FILE *fp, const struct fetch_row *row);
+/* The same line in a malloc'ed string. */
+char *fetchlog_format(const struct fetch_row *row);
 
 /* What a previous run learnt about a URL (the last row for it). */
 struct fetch_prev {

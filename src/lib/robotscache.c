@@ -1,9 +1,12 @@
 /* The robots.txt cache directory (see robotscache.h). */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "atomic.h"
 #include "msg.h"
@@ -64,15 +67,30 @@ out:
 	return fresh;
 }
 
-void
+bool
 robotscache_store(const char *dir, const char *origin, int64_t now,
     int status, const char *body, size_t len)
 {
 	char *path = entry_path(dir, origin);
-	struct atomic_file *af = atomic_open(path);
-	fprintf(af->fp, "wa-robots 1 %" PRId64 " %d\n", now, status);
-	if (len > 0)
-		fwrite(body, 1, len, af->fp);
-	atomic_commit(af);
+	char *tmp = wa_asprintf("%s.XXXXXX", path);
+	int fd = mkostemp(tmp, O_CLOEXEC);
+	FILE *fp = fd < 0 ? NULL : fdopen(fd, "wb");
+	bool ok = fp && fchmod(fd, 0666 & ~umask_value()) == 0 &&
+	    fprintf(fp, "wa-robots 1 %" PRId64 " %d\n", now, status) > 0 &&
+	    fwrite(body, 1, len, fp) == len && fflush(fp) == 0;
+	int err = errno;
+	if (fp ? fclose(fp) != 0 : fd >= 0 && close(fd) != 0)
+		ok = false;
+	if (ok && rename(tmp, path) != 0) {
+		ok = false;
+		err = errno;
+	}
+	if (!ok) {
+		wa_warn("%s: %s", fd < 0 ? path : tmp, strerror(err));
+		if (fd >= 0)
+			unlink(tmp);
+	}
+	free(tmp);
 	free(path);
+	return ok;
 }

@@ -2,9 +2,10 @@
  * sec. 2.4 lets a crawler reuse a robots.txt for up to 24 hours.
  *
  * One file per origin, named after it ("https_example.com_8443"; ':',
- * '[' and ']' of IPv6 hosts become '_'), written atomically (atomic.h).
- * Its first line is "wa-robots 1 TIME STATUS" (the Unix time of the
- * fetch, the final HTTP status), the file's body follows as received.
+ * '[' and ']' of IPv6 hosts become '_'), written under a temporary name
+ * and renamed into place.  Its first line is "wa-robots 1 TIME STATUS"
+ * (the Unix time of the fetch, the final HTTP status), the file's body
+ * follows, content coding undone.
  * Only answers that describe the file are kept (2xx and 4xx): a server
  * error or an unreachable site is asked again on the next run. */
 #ifndef WA_ROBOTSCACHE_H
@@ -21,7 +22,9 @@
  * entry is reported and treated as missing. */
 bool robotscache_load(const char *dir, const char *origin, int64_t now,
     int *status, char **body, size_t *len);
-void robotscache_store(const char *dir, const char *origin, int64_t now,
+/* Keeps an entry; a cache that cannot be written is no reason to stop a
+ * crawl: false, with a warning saying why. */
+bool robotscache_store(const char *dir, const char *origin, int64_t now,
     int status, const char *body, size_t len);
 
 #endif

@@ -65,6 +65,7 @@ sites_get(struct sites *s, const char *origin, double delay)
 	site = wa_calloc(1, sizeof *site);
 	site->origin = wa_strdup(origin);
 	site->delay = delay;
+	site->sock = -1;
 	strmap_put(&s->by_origin, origin, site);
 	if (s->nall == s->capall) {
 		s->capall = s->capall ? 2 * s->capall : 64;

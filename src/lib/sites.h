@@ -41,6 +41,7 @@ struct site {
 	const char *closed;	/* why the rest of its jobs are not fetched */
 	unsigned conn_pages;	/* pages over the open connection */
 	unsigned failures;	/* consecutive failed requests */
+	int sock;		/* its last connection's socket while open, or -1 */
 	struct curl_slist *resolve;	/* --resolve entries for its host:port */
 	bool resolve_known;	/* resolve has been worked out */
 };

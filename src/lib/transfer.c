@@ -1,9 +1,12 @@
 /* An HTTP request and its WARC records (see transfer.h). */
+#include <errno.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/socket.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "msg.h"
 #include "netaddr.h"
@@ -61,8 +64,8 @@ on_body(char *data, size_t size, size_t n, void *arg)
 	n *= size;
 	if (!x->body_started) {
 		x->body_started = true;
-		decoded_init(&x->decoded, x->decode ?
-		    transfer_header(x, "Content-Encoding") : NULL, NULL, NULL);
+		decoded_init(&x->decoded, transfer_header(x, "Content-Encoding"),
+		    x->decode ? NULL : &x->plain, &x->plain_cap);
 	}
 	keep = n;
 	if (x->body.len + keep > x->cap) {
@@ -110,7 +113,23 @@ on_open_socket(void *arg, curlsocktype purpose, struct curl_sockaddr *a)
 		x->refused_private = true;
 		return CURL_SOCKET_BAD;
 	}
-	return socket(a->family, a->socktype | SOCK_CLOEXEC, a->protocol);
+	int fd = socket(a->family, a->socktype | SOCK_CLOEXEC, a->protocol);
+	if (fd < 0)
+		x->local_errno = errno;
+	else
+		x->site->sock = fd;
+	return fd;
+}
+
+/* Its data is the site, not the transfer: a connection outlives the
+ * request that opened it. */
+static int
+on_close_socket(void *arg, curl_socket_t fd)
+{
+	struct site *site = arg;
+	if (site->sock == fd)
+		site->sock = -1;
+	return close(fd);
 }
 
 static void
@@ -122,9 +141,25 @@ setopt_failed(const char *what)
 #define SET(easy, o, v) \
 	do { if (curl_easy_setopt(easy, o, v) != CURLE_OK) setopt_failed(#o); } while (0)
 
+/* Bytes waiting on the site's idle connection before a request is sent
+ * answer no request of it: they are the excess of a response longer than
+ * its Content-Length (or the server's close), which libcurl, reusing the
+ * connection, would take for the next response.  Such a connection is
+ * shut, so that nothing reuses it, and the request opens a new one. */
+static void
+check_idle_connection(struct transfer *x)
+{
+	struct pollfd p = { .fd = x->site->sock, .events = POLLIN };
+	if (p.fd < 0 || poll(&p, 1, 0) <= 0)
+		return;
+	shutdown(p.fd, SHUT_RDWR);
+	SET(x->easy, CURLOPT_FRESH_CONNECT, 1L);
+}
+
 struct transfer *
-transfer_new(const struct transfer_config *cfg, const char *url,
-    struct curl_slist *resolve, uint64_t cap, bool decode, bool forbid_reuse)
+transfer_new(const struct transfer_config *cfg, struct site *site,
+    const char *url, struct curl_slist *resolve, uint64_t cap, bool decode,
+    bool forbid_reuse)
 {
 	struct transfer *x = wa_calloc(1, sizeof *x);
 	struct timespec ts;
@@ -134,6 +169,7 @@ transfer_new(const struct transfer_config *cfg, const char *url,
 	    !EVP_DigestInit_ex(x->sha1, EVP_sha1(), NULL))
 		wa_die("out of memory for a transfer");
 	x->easy = e;
+	x->site = site;
 	x->cap = cap;
 	x->decode = decode;
 	x->cfg = cfg;
@@ -161,6 +197,8 @@ transfer_new(const struct transfer_config *cfg, const char *url,
 		SET(e, CURLOPT_RESOLVE, resolve);
 	SET(e, CURLOPT_OPENSOCKETFUNCTION, on_open_socket);
 	SET(e, CURLOPT_OPENSOCKETDATA, x);
+	SET(e, CURLOPT_CLOSESOCKETFUNCTION, on_close_socket);
+	SET(e, CURLOPT_CLOSESOCKETDATA, site);
 	SET(e, CURLOPT_HEADERFUNCTION, on_header);
 	SET(e, CURLOPT_HEADERDATA, x);
 	SET(e, CURLOPT_WRITEFUNCTION, on_body);
@@ -172,6 +210,7 @@ transfer_new(const struct transfer_config *cfg, const char *url,
 	SET(e, CURLOPT_FORBID_REUSE, forbid_reuse ? 1L : 0L);
 	if (decode)
 		transfer_add_header(x, "Accept-Encoding", DECODED_ACCEPT);
+	check_idle_connection(x);
 	clock_gettime(CLOCK_REALTIME, &ts);
 	x->sec = ts.tv_sec;
 	x->usec = ts.tv_nsec / 1000;
@@ -201,6 +240,7 @@ transfer_free(struct transfer *x)
 	free(x->request.p);
 	free(x->head.p);
 	free(x->body.p);
+	free(x->plain);
 	free(x->job.url);
 	free(x);
 }
@@ -283,7 +323,7 @@ transfer_truncation(const struct transfer *x, CURLcode rc)
 
 /* WARC records */
 
-void
+uint64_t
 transfer_archive(const struct transfer *x, struct warc_writer *w,
     const char *target, const char *digest, const char *truncated,
     enum record_kind kind, int64_t refers_time)
@@ -327,7 +367,7 @@ transfer_archive(const struct transfer *x, struct warc_writer *w,
 	    "application/http;msgtype=request", block, 1);
 	block[0] = (struct iovec){ x->head.p, x->head.len };
 	block[1] = (struct iovec){ x->body.p, x->body.len };
-	warc_write(w, kind == RECORD_RESPONSE ? "response" : "revisit", resp_id,
+	return warc_write(w, kind == RECORD_RESPONSE ? "response" : "revisit", resp_id,
 	    x->sec, x->usec, resp, nresp, "application/http;msgtype=response",
 	    block, kind == RECORD_RESPONSE ? 2 : 1);
 }

@@ -7,7 +7,9 @@
  *
  * The connection is refused at connect time, redirects and robots.txt
  * included, when its address is not public, not in an allowed block and
- * private addresses are not allowed (netaddr.h). */
+ * private addresses are not allowed (netaddr.h).  A site's idle
+ * connection with bytes waiting when its next request starts is shut and
+ * not reused (see check_idle_connection). */
 #ifndef WA_TRANSFER_H
 #define WA_TRANSFER_H
 
@@ -49,24 +51,29 @@ struct transfer {
 	uint64_t cap;			/* body bytes kept, encoded or decoded */
 	bool decode;			/* count the decoded size */
 	struct decoded decoded;
+	unsigned char *plain;		/* !decode: the body decoded, decoded.bytes */
+	size_t plain_cap;
 	bool body_started;
 	EVP_MD_CTX *sha1;
 	bool truncated;			/* the body passed the cap */
 	const struct transfer_config *cfg;
 	bool refused_private;		/* the connection was refused */
+	int local_errno;		/* no socket for it here (EMFILE...), or 0 */
 	bool forbid_reuse;		/* the connection closes after it */
 	int64_t sec;			/* when the request started */
 	long usec;
 };
 
-/* A GET of url, not started; decode: ask for DECODED_ACCEPT and count
- * the decoded size of the body; resolve: HOST:PORT:ADDR entries
+/* A GET of url for site, not started; decode: ask for DECODED_ACCEPT and
+ * count the decoded size of the body, or else ask for no coding and keep
+ * the body decoded all the same in plain, for a server may send one
+ * unasked (robots.txt); resolve: HOST:PORT:ADDR entries
  * (CURLOPT_RESOLVE) or NULL.  libcurl parses every entry of the list
  * anew for each request, so a caller with many gives a request only
  * those it may need.  The handle's private pointer is the transfer. */
 struct transfer *transfer_new(const struct transfer_config *cfg,
-    const char *url, struct curl_slist *resolve, uint64_t cap, bool decode,
-    bool forbid_reuse);
+    struct site *site, const char *url, struct curl_slist *resolve,
+    uint64_t cap, bool decode, bool forbid_reuse);
 void transfer_add_header(struct transfer *x, const char *name, const char *value);
 void transfer_free(struct transfer *x);
 
@@ -88,8 +95,9 @@ enum record_kind { RECORD_RESPONSE, RECORD_NOT_MODIFIED, RECORD_SAME_DIGEST };
 /* Writes a request record and a response record (or a revisit record of
  * the kind given, without the body) for target, linked by
  * WARC-Concurrent-To.  refers_time is the Unix time of the fetch a
- * revisit refers to, or -1. */
-void transfer_archive(const struct transfer *x, struct warc_writer *w,
+ * revisit refers to, or -1.  Returns the number warc_write gave the
+ * second record. */
+uint64_t transfer_archive(const struct transfer *x, struct warc_writer *w,
     const char *target, const char *digest, const char *truncated,
     enum record_kind kind, int64_t refers_time);
 

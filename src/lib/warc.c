@@ -14,11 +14,13 @@
 #include <pthread.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/random.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <libdeflate.h>
 #include <openssl/evp.h>
@@ -133,6 +135,9 @@ struct warc_writer {
 	size_t queued_bytes;
 	bool busy;		/* the thread holds a record out of the queue */
 	bool closing;
+	uint64_t given, written;	/* records of warc_write; those on disk */
+	char *failed;		/* the thread's: why writing stopped, or NULL */
+	char *error;		/* failed, once the thread has told */
 };
 
 struct job;
@@ -188,19 +193,18 @@ check_name(const char *name)
 		wa_die("warc: \"%.100s\" is not a field name", name);
 }
 
-static void
-out_raw(struct warc_writer *w, const void *p, size_t n)
-{
-	if (n && fwrite(p, 1, n, w->af->fp) != n)
-		wa_die_errno("%s", w->cur);
-	w->size += n;
-}
-
 /* One record, whole: in a .gz file one gzip member (libdeflate compresses
- * a buffer in one call, twice as fast as zlib's stream). */
-static void
+ * a buffer in one call, twice as fast as zlib's stream).  It reaches the
+ * kernel before the next one is taken, so that a write error (a full
+ * disk) is known to spare the records before it.  False on a write error:
+ * the file is then cut back to the record's start, and its buffer
+ * dropped, so that it ends with a whole record. */
+static bool
 emit_record(struct warc_writer *w, const unsigned char *rec, size_t len)
 {
+	FILE *fp = w->af->fp;
+	uint64_t start = w->size;
+
 	if (w->gz) {
 		size_t bound = libdeflate_gzip_compress_bound(w->zc, len);
 		if (bound > w->zcap) {
@@ -208,14 +212,24 @@ emit_record(struct warc_writer *w, const unsigned char *rec, size_t len)
 			w->zout = wa_malloc(bound);
 			w->zcap = bound;
 		}
-		size_t n = libdeflate_gzip_compress(w->zc, rec, len, w->zout, w->zcap);
-		if (n == 0)
+		len = libdeflate_gzip_compress(w->zc, rec, len, w->zout, w->zcap);
+		if (len == 0)
 			wa_die("%s: gzip compression failed", w->cur);
-		out_raw(w, w->zout, n);
-	} else {
-		out_raw(w, rec, len);
+		rec = w->zout;
 	}
+	if (fwrite(rec, 1, len, fp) != len || fflush(fp) != 0) {
+		int err = errno;
+		__fpurge(fp);
+		clearerr(fp);
+		if (ftruncate(fileno(fp), (off_t)start) != 0 ||
+		    fseeko(fp, (off_t)start, SEEK_SET) != 0)
+			err = errno;
+		w->failed = wa_asprintf("%s: %s", w->cur, strerror(err));
+		return false;
+	}
+	w->size += len;
 	w->records++;
+	return true;
 }
 
 /* A record as given to warc_write, with copies of its strings and block;
@@ -297,8 +311,9 @@ make_job(const char *type, const char *id, int64_t date_sec, long date_usec,
 	return j;
 }
 
-/* Makes the job's header right before its block and writes the record. */
-static void
+/* Makes the job's header right before its block and writes the record;
+ * false on a write error. */
+static bool
 write_job(struct warc_writer *w, struct job *j)
 {
 	char digest[WARC_DIGEST_SIZE], *header = (char *)j->block - j->header_room;
@@ -320,10 +335,11 @@ write_job(struct warc_writer *w, struct job *j)
 		wa_die("%s: a WARC header outgrew its room", w->cur);
 	unsigned char *rec = j->block - n;
 	memmove(rec, header, n);
-	emit_record(w, rec, n + j->block_len + 4);
+	return emit_record(w, rec, n + j->block_len + 4);
 }
 
-static void
+/* False on a write error. */
+static bool
 open_file(struct warc_writer *w)
 {
 	struct timespec now;
@@ -353,9 +369,10 @@ open_file(struct warc_writer *w)
 	clock_gettime(CLOCK_REALTIME, &now);
 	struct job *j = make_job("warcinfo", id, now.tv_sec, now.tv_nsec / 1000,
 	    &name, 1, "application/warc-fields", &block, 1);
-	write_job(w, j);
+	bool written = write_job(w, j);
 	free(j);
 	free(text);
+	return written;
 }
 
 /* A full file takes no more records once it holds one besides its
@@ -366,9 +383,27 @@ file_full(const struct warc_writer *w)
 	return w->max_size && w->size >= w->max_size && w->records > 1;
 }
 
+/* Closes the current file and opens the next; false on a write error.
+ * The flush and fsync come first, so that the commit, which would end the
+ * process on an error, finds nothing left to fail. */
+static bool
+next_file(struct warc_writer *w)
+{
+	FILE *fp = w->af->fp;
+	if (fflush(fp) != 0 || fsync(fileno(fp)) != 0) {
+		w->failed = wa_asprintf("%s: %s", w->cur, strerror(errno));
+		return false;
+	}
+	atomic_commit(w->af);
+	w->seq++;
+	return open_file(w);
+}
+
 /* Compression costs more than the rest of a fetch (a gzip member per
  * record): a thread of its own writes the records, so that the crawl's
- * event loop never waits for zlib or for the disk. */
+ * event loop never waits for zlib or for the disk.  The thread never ends
+ * the process: after a write error it drops the records given, and the
+ * caller learns of it from warc_writer_error. */
 static void *
 writer_thread(void *arg)
 {
@@ -386,15 +421,13 @@ writer_thread(void *arg)
 		w->busy = true;
 		pthread_mutex_unlock(&w->lock);
 
-		if (file_full(w)) {
-			atomic_commit(w->af);
-			w->seq++;
-			open_file(w);
-		}
-		write_job(w, j);
+		bool written = !w->failed && (!file_full(w) || next_file(w)) &&
+		    write_job(w, j);
 
 		pthread_mutex_lock(&w->lock);
 		w->queued_bytes -= j->block_len;
+		w->written += written;
+		w->error = w->failed;
 		w->busy = false;
 		pthread_cond_broadcast(&w->changed);
 		free(j);
@@ -403,7 +436,7 @@ writer_thread(void *arg)
 	return NULL;
 }
 
-static void
+static uint64_t
 enqueue(struct warc_writer *w, struct job *j)
 {
 	pthread_mutex_lock(&w->lock);
@@ -415,13 +448,14 @@ enqueue(struct warc_writer *w, struct job *j)
 		w->first = j;
 	w->last = j;
 	w->queued_bytes += j->block_len;
+	uint64_t seq = ++w->given;
 	pthread_cond_broadcast(&w->changed);
 	pthread_mutex_unlock(&w->lock);
+	return seq;
 }
 
-/* Waits until every record given so far is written. */
-static void
-drain(struct warc_writer *w)
+void
+warc_writer_wait(struct warc_writer *w)
 {
 	pthread_mutex_lock(&w->lock);
 	while (w->first || w->busy)
@@ -447,7 +481,8 @@ warc_writer_open(const char *path, uint64_t max_size,
 	w->ninfo = ninfo;
 	if (w->gz && !(w->zc = libdeflate_alloc_compressor(WARC_GZIP_LEVEL)))
 		wa_die("%s: cannot set up gzip compression", path);
-	open_file(w);
+	if (!open_file(w))
+		wa_die("%s", w->failed);
 	pthread_mutex_init(&w->lock, NULL);
 	pthread_cond_init(&w->changed, NULL);
 	int rc = wa_thread_start(&w->thread, writer_thread, w);
@@ -458,7 +493,7 @@ warc_writer_open(const char *path, uint64_t max_size,
 	return w;
 }
 
-void
+uint64_t
 warc_write(struct warc_writer *w, const char *type, const char *id,
     int64_t date_sec, long date_usec, const struct warc_field *fields,
     size_t nfields, const char *content_type, const struct iovec *block,
@@ -469,14 +504,24 @@ warc_write(struct warc_writer *w, const char *type, const char *id,
 		warc_new_id(idbuf);
 		id = idbuf;
 	}
-	enqueue(w, make_job(type, id, date_sec, date_usec, fields, nfields,
+	return enqueue(w, make_job(type, id, date_sec, date_usec, fields, nfields,
 	    content_type, block, nblock));
+}
+
+uint64_t
+warc_writer_written(struct warc_writer *w, const char **error)
+{
+	pthread_mutex_lock(&w->lock);
+	uint64_t n = w->written;
+	*error = w->error;
+	pthread_mutex_unlock(&w->lock);
+	return n;
 }
 
 const char *
 warc_writer_path(struct warc_writer *w)
 {
-	drain(w);
+	warc_writer_wait(w);
 	return file_full(w) ? w->next : w->cur;
 }
 
@@ -492,7 +537,12 @@ warc_writer_close(struct warc_writer *w)
 	pthread_join(w->thread, NULL);
 	pthread_mutex_destroy(&w->lock);
 	pthread_cond_destroy(&w->changed);
-	atomic_commit(w->af);
+	/* After a write error the file holds whole records, or none. */
+	if (w->error && w->size == 0)
+		atomic_abort(w->af);
+	else
+		atomic_commit(w->af);
+	free(w->error);
 	libdeflate_free_compressor(w->zc);
 	free(w->zout);
 	for (size_t i = 0; i < w->ninfo; i++) {

@@ -11,7 +11,8 @@
  * ".warc" ("crawl.warc.gz", "crawl-00001.warc.gz").  A thread of the
  * writer's own compresses and writes the records in the order given:
  * warc_write copies the block and returns, waiting only while 64 MiB are
- * queued; warc_writer_close writes the rest.
+ * queued; warc_writer_close writes the rest.  A write error does not end
+ * the process from that thread: the caller asks warc_writer_written.
  *
  * Reading: files or stdin, gzip (one member per record or one member for
  * all) or plain, detected by magic.  A record that cannot be read is
@@ -49,16 +50,25 @@ void warc_digest_format(const unsigned char sha1[20], char out[WARC_DIGEST_SIZE]
  * one if NULL), WARC-Date date (Unix seconds, microseconds), the fields
  * given (WARC-Target-URI, WARC-IP-Address, WARC-Payload-Digest...),
  * Content-Type content_type, WARC-Block-Digest and Content-Length of the
- * block, which is the concatenation of the iov pieces.  Dies on a write
- * error. */
-void warc_write(struct warc_writer *w, const char *type, const char *id,
+ * block, which is the concatenation of the iov pieces.  Returns the
+ * record's number, 1 for the first given; a bad field ends the process. */
+uint64_t warc_write(struct warc_writer *w, const char *type, const char *id,
     int64_t date_sec, long date_usec, const struct warc_field *fields,
     size_t nfields, const char *content_type, const struct iovec *block,
     int nblock);
 /* The name of the file the next record goes to, once the records given
  * so far are written. */
 const char *warc_writer_path(struct warc_writer *w);
-/* Closes and renames the current file into place. */
+/* How many of the records given are written (handed to the kernel, in
+ * order); *error is NULL, or the file and the reason ("crawl.warc.gz: No
+ * space left on device") of the write error that stopped the writing, after
+ * which the records given are dropped and the file ends with its last
+ * whole record. */
+uint64_t warc_writer_written(struct warc_writer *w, const char **error);
+/* Waits until every record given so far is written (or dropped). */
+void warc_writer_wait(struct warc_writer *w);
+/* Closes and renames the current file into place (after a write error,
+ * one with no record is removed). */
 void warc_writer_close(struct warc_writer *w);
 
 struct warc_record {
