@@ -87,6 +87,21 @@ if unshare -m true 2>/dev/null; then
 	    "$tmp/full-list" >"$tmp/full-rest.log"
 	is "$(outcomes "$tmp/full1.log" "$tmp/full-rest.log")" "$(sort "$tmp/full-list")" \
 		"--resume with more room completes the crawl, each URL once"
+	# No room for the next file of --warc-max-size (no inode left): the
+	# files before it stay whole, and the log names none of the next one.
+	unshare -m sh -c 't=$1; shift
+		mount -t tmpfs -o size=10m,nr_inodes=4 tmpfs "$t/disk" || exit 9
+		"$@" -r 4 -w 0 --insecure --warc-max-size 60000 -o "$t/disk/c.warc" \
+		    "$t/full-list" >"$t/inodes.log" 2>"$t/inodes.err"
+		echo $? >"$t/inodes.rc"
+		ls -A "$t/disk" >"$t/inodes.ls"
+		cat "$t"/disk/c*.warc >"$t/inodes.warc"' sh "$tmp" $FETCH
+	is "$(cat "$tmp/inodes.rc")" 1 "no room for the next WARC file: exit 1, no crash"
+	like "$(cat "$tmp/inodes.err")" "disk/c-0*[0-9].warc: No space left on device" \
+		"the error names the file that could not be made"
+	is "$(grep -c '^\.' "$tmp/inodes.ls")" 0 "no temporary file is left"
+	is "$(unarchived "$tmp/inodes.log" "$tmp/inodes.warc")" "" \
+		"every row with a status names a record of the files written"
 else
 	ok "a full disk # SKIP unshare -m needs root" true
 fi

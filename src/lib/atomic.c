@@ -1,4 +1,5 @@
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <libgen.h>
 #include <signal.h>
@@ -85,7 +86,7 @@ umask_value(void)
 }
 
 struct atomic_file *
-atomic_open(const char *path)
+atomic_try_open(const char *path)
 {
 	struct atomic_file *af = wa_calloc(1, sizeof *af);
 	af->path = wa_strdup(path);
@@ -94,7 +95,7 @@ atomic_open(const char *path)
 		/* /dev/null, a FIFO, /dev/stdout: written in place, as a
 		 * rename would replace the device or pipe with a file. */
 		if (!(af->fp = fopen(path, "we")))
-			wa_die_errno("%s", path);
+			goto failed;
 		return af;
 	}
 	char *dcopy = wa_strdup(path), *bcopy = wa_strdup(path);
@@ -110,13 +111,32 @@ atomic_open(const char *path)
 		pending_add(af->tmp);
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	if (fd < 0)
-		wa_die_errno("%s: cannot create a temporary file beside it", path);
-	if (fchmod(fd, 0666 & ~umask_value()) != 0)
-		wa_die_errno("%s", af->tmp);
-	af->fp = fdopen(fd, "w");
-	if (!af->fp)
-		wa_die_errno("%s", af->tmp);
+		goto failed;
+	if (fchmod(fd, 0666 & ~umask_value()) != 0 || !(af->fp = fdopen(fd, "w"))) {
+		int err = errno;
+		close(fd);
+		unlink(af->tmp);
+		pending_remove(af->tmp);
+		errno = err;
+		goto failed;
+	}
 	setvbuf(af->fp, NULL, _IOFBF, 1 << 20);
+	return af;
+failed:;
+	int err = errno;
+	free(af->tmp);
+	free(af->path);
+	free(af);
+	errno = err;
+	return NULL;
+}
+
+struct atomic_file *
+atomic_open(const char *path)
+{
+	struct atomic_file *af = atomic_try_open(path);
+	if (!af)
+		wa_die_errno("%s: cannot be written", path);
 	return af;
 }
 
@@ -141,10 +161,9 @@ fsync_parent_dir(const char *path)
 	free(copy);
 }
 
-void
-atomic_commit(struct atomic_file *af)
+char *
+atomic_try_commit(struct atomic_file *af)
 {
-	/* On failure wa_die_errno removes the temporary file. */
 	bool flushed = fflush(af->fp) == 0 && !ferror(af->fp) &&
 	    (!af->tmp || fsync(fileno(af->fp)) == 0);
 	int err = errno;
@@ -152,16 +171,28 @@ atomic_commit(struct atomic_file *af)
 		flushed = false;
 		err = errno;
 	}
-	if (!flushed) {
-		errno = err;
-		wa_die_errno("%s: write failed", af->path);
-	}
+	char *error = NULL;
+	if (!flushed)
+		error = wa_asprintf("%s: write failed: %s", af->path, strerror(err));
+	else if (af->tmp && rename(af->tmp, af->path) != 0)
+		error = wa_asprintf("%s: cannot rename %s into place: %s", af->path,
+		    af->tmp, strerror(errno));
 	if (af->tmp) {
-		if (rename(af->tmp, af->path) != 0)
-			wa_die_errno("%s: cannot rename %s into place", af->path, af->tmp);
-		fsync_parent_dir(af->path);
+		if (error)
+			unlink(af->tmp);
+		else
+			fsync_parent_dir(af->path);
 	}
 	atomic_free(af);
+	return error;
+}
+
+void
+atomic_commit(struct atomic_file *af)
+{
+	char *error = atomic_try_commit(af);
+	if (error)
+		wa_die("%s", error);
 }
 
 void

@@ -20,9 +20,14 @@ struct atomic_file {
 	char *tmp;	/* temporary name, in the same directory; NULL if in place */
 };
 
+/* Opens the file, or dies saying why. */
 struct atomic_file *atomic_open(const char *path);
 /* Makes the file visible under its final name, or dies saying why. */
 void atomic_commit(struct atomic_file *af);
+/* The same for a thread that must not end the process: NULL with errno
+ * set; the commit's message (to free), and nothing left on disk. */
+struct atomic_file *atomic_try_open(const char *path);
+char *atomic_try_commit(struct atomic_file *af);
 /* Drops the file: nothing appears under the final name. */
 void atomic_abort(struct atomic_file *af);
 

@@ -347,8 +347,11 @@ open_file(struct warc_writer *w)
 	free(w->next);
 	w->cur = numbered_name(w->path, w->seq);
 	w->next = numbered_name(w->path, w->seq + 1);
-	w->af = atomic_open(w->cur);
 	w->size = 0;
+	if (!(w->af = atomic_try_open(w->cur))) {
+		w->failed = wa_asprintf("%s: %s", w->cur, strerror(errno));
+		return false;
+	}
 	w->records = 0;
 
 	/* The warcinfo block is application/warc-fields: "name: value" lines. */
@@ -384,8 +387,8 @@ file_full(const struct warc_writer *w)
 }
 
 /* Closes the current file and opens the next; false on a write error.
- * The flush and fsync come first, so that the commit, which would end the
- * process on an error, finds nothing left to fail. */
+ * The flush and fsync come first: a file that fails them stays open, cut
+ * back to its whole records like any file after a write error. */
 static bool
 next_file(struct warc_writer *w)
 {
@@ -394,7 +397,10 @@ next_file(struct warc_writer *w)
 		w->failed = wa_asprintf("%s: %s", w->cur, strerror(errno));
 		return false;
 	}
-	atomic_commit(w->af);
+	w->failed = atomic_try_commit(w->af);
+	w->af = NULL;
+	if (w->failed)
+		return false;
 	w->seq++;
 	return open_file(w);
 }
@@ -537,8 +543,11 @@ warc_writer_close(struct warc_writer *w)
 	pthread_join(w->thread, NULL);
 	pthread_mutex_destroy(&w->lock);
 	pthread_cond_destroy(&w->changed);
-	/* After a write error the file holds whole records, or none. */
-	if (w->error && w->size == 0)
+	/* After a write error the file holds whole records, or none; or
+	 * there is no file, when the next one could not be made. */
+	if (!w->af)
+		;
+	else if (w->error && w->size == 0)
 		atomic_abort(w->af);
 	else
 		atomic_commit(w->af);
