@@ -128,6 +128,19 @@ page_error(const char *file, const struct warc_record *rec, const char *url,
 		    (unsigned long long)rec->offset, url, info->error);
 }
 
+/* The record's WARC-Payload-Digest if it is one, "algorithm:value"
+ * without a blank: whole, whatever the algorithm and the encoding of the
+ * value (base32, hex). */
+static const char *
+payload_digest(const struct warc_record *rec)
+{
+	const char *d = warc_field(rec, "WARC-Payload-Digest");
+	const char *colon = d ? strchr(d, ':') : NULL;
+	if (!colon || colon == d || !colon[1] || strpbrk(d, " \t"))
+		return NULL;
+	return d;
+}
+
 static void
 put_page(const char *url, const struct extract_info *info, const char *date,
     const char *digest)
@@ -153,7 +166,9 @@ x_robots_tag(void *arg, const char *value, size_t len)
 	(void)arg;
 }
 
-/* The page of a response record's HTTP message, or of a resource. */
+/* The page of a response record's HTTP message, or of a resource; the
+ * payload's digest is computed into digest if the record has none and
+ * the pages stream is written. */
 static void
 page(const char *file, const struct warc_record *rec, const char *url,
     bool is_response, struct extract_info *info, char digest[WARC_DIGEST_SIZE])
@@ -162,12 +177,9 @@ page(const char *file, const struct warc_record *rec, const char *url,
 	const char *why;
 	const unsigned char *payload = rec->block;
 	size_t payload_len = rec->block_len;
-	const char *field = warc_field(rec, "WARC-Payload-Digest");
 
 	if (is_response) {
 		if (!http_parse_response(rec->block, rec->block_len, &r, &why)) {
-			if (field && strncasecmp(field, "sha1:", 5) == 0)
-				snprintf(digest, WARC_DIGEST_SIZE, "%s", field);
 			page_error(file, rec, url, info, why);
 			return;
 		}
@@ -183,11 +195,9 @@ page(const char *file, const struct warc_record *rec, const char *url,
 		r.body = payload;
 		r.body_len = payload_len;
 	}
-	/* The digest of the payload as the fetch log has it: the record's,
-	 * or one computed the same way when the writer left it out. */
-	if (field && strncasecmp(field, "sha1:", 5) == 0)
-		snprintf(digest, WARC_DIGEST_SIZE, "%s", field);
-	else if (pages)
+	/* The digest of the payload as the fetch log has it, when the writer
+	 * left the record's out. */
+	if (pages && !payload_digest(rec))
 		sha1_digest(payload, payload_len, digest);
 
 	if (is_response && robots_tags)
@@ -344,7 +354,8 @@ record(const char *file, const struct warc_record *rec)
 	if (info.noindex && (info.type == PAGE_HTML || page_type_xml(info.type)))
 		info.type = PAGE_NOINDEX;
 	nnofollow += info.nofollowed;
-	put_page(url, &info, warc_field(rec, "WARC-Date"), digest);
+	const char *field = payload_digest(rec);
+	put_page(url, &info, warc_field(rec, "WARC-Date"), field ? field : digest);
 }
 
 /* Returns the records that could not be read. */
