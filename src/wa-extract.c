@@ -47,6 +47,10 @@ enum {
 
 /* Errors shown one by one before only counting them (without -v). */
 #define ERRORS_SHOWN 5
+/* Of a record whose block is larger than --max-size and this, only this
+ * much of its start is read into memory: the HTTP header, whose fields
+ * type the page, and the first bytes of the body, which may. */
+#define HEAD_KEPT (64 << 10)
 
 static uint64_t max_size = 64ULL << 20;
 static FILE *pages;
@@ -196,8 +200,9 @@ page(const char *file, const struct warc_record *rec, const char *url,
 		r.body_len = payload_len;
 	}
 	/* The digest of the payload as the fetch log has it, when the writer
-	 * left the record's out. */
-	if (pages && !payload_digest(rec))
+	 * left the record's out (and kept the whole payload here). */
+	bool cut = rec->block_len < rec->length;
+	if (pages && !payload_digest(rec) && !cut)
 		sha1_digest(payload, payload_len, digest);
 
 	if (is_response && robots_tags)
@@ -232,6 +237,10 @@ page(const char *file, const struct warc_record *rec, const char *url,
 		return;
 	const unsigned char *body = r.body;
 	size_t len = r.body_len;
+	if (cut) {
+		page_error(file, rec, url, info, "body larger than --max-size");
+		return;
+	}
 	if (*r.content_encoding || r.chunked) {
 		if (!http_decode_body(&r, max_size, &decoded, &decoded_cap, &len, &why)) {
 			page_error(file, rec, url, info, why);
@@ -364,6 +373,8 @@ read_warc(const char *path)
 {
 	struct warc_reader *r = warc_reader_open(path);
 	struct warc_record rec;
+	warc_reader_max_block(r, max_size > UINT64_MAX - HEAD_KEPT ? UINT64_MAX :
+	    max_size + HEAD_KEPT, HEAD_KEPT);
 	/* A warcinfo record speaks for the records of its file. */
 	if (robots_tags && !robots_agent && *info_agent) {
 		*info_agent = '\0';

@@ -114,4 +114,96 @@ warc "$U/" "$tmp/page" >"$tmp/dig.warc"
 wa-extract -q -p "$tmp/pages" "$tmp/dig.warc" >/dev/null
 is "$(cut -f 4 "$tmp/pages")" "sha1:$sha1b32" "no payload digest: the SHA-1 in base32"
 
+## Records larger than --max-size: never held whole.
+# gzmembers N: N gzip members of 1 MiB of zeros each, on stdout.
+head -c 1048576 /dev/zero | gzip -n >"$tmp/z1m.gz"
+gzmembers() { i=0; while [ $i -lt "$1" ]; do cat "$tmp/z1m.gz"; i=$((i + 1)); done; }
+# bigwarc TYPE MIB: a WARC.gz with a response record of MIB MiB (block),
+# a body of zeros typed TYPE, then the record of $tmp/page.
+bigwarc() {
+	h="HTTP/1.1 200 OK
+Content-Type: $1
+"
+	{
+		printf 'WARC/1.1\r\nWARC-Type: response\r\nWARC-Target-URI: %s/big\r\n' "$U"
+		printf 'WARC-Date: 2026-01-02T03:04:05Z\r\nContent-Length: %s\r\n\r\n%s\n' \
+		    $(($2 << 20)) "$h"
+	} | gzip -n
+	gzmembers $(($2 - 1))
+	head -c $((1048576 - ${#h} - 1)) /dev/zero | gzip -n
+	printf '\r\n\r\n' | gzip -n
+	warc "$U/after" "$tmp/page" | gzip -n
+}
+MB=1024	# kB
+! under_asan || MB=$((3 * MB))
+printf '<a href="/x">x</a>' >"$tmp/page"
+if under_valgrind; then
+	echo "# skipped under valgrind: a record of 1 GiB"
+else
+	# 1 GiB is the largest block the reader takes; it is 1 MB gzipped.
+	bigwarc text/html 1024 >"$tmp/big.warc.gz"
+	/usr/bin/time -f %M -o "$tmp/rss" wa-extract -p "$tmp/pages" "$tmp/big.warc.gz" \
+	    >"$tmp/links" 2>"$tmp/err"
+	is "$?:$(cut -f 1,2,4,5 "$tmp/pages" | tr '\t\n' ', ')" \
+		"0:$U/big,error,-,0 $U/after,html,sha1:$(openssl dgst -sha1 -binary "$tmp/page" | base32),1 " \
+		"a record of 1 GiB of HTML: a page of type error, the next one read, exit 0"
+	like "$(cat "$tmp/err")" "offset 0: $U/big: body larger than --max-size" \
+		"... reported with its offset"
+	rss=$(tail -n 1 "$tmp/rss")
+	ok "... in under 32 MB of memory ($rss kB), not the record's 1 GiB" \
+		test "$rss" -lt $((32 * MB))
+fi
+# Under 1M: the head kept types the page (video: other, no error), the
+# rest is passed; a block that ends before its Content-Length is a
+# truncated record, read no further than the file.
+bigwarc video/mp4 4 >"$tmp/v.warc.gz"
+wa-extract -q --max-size 1M -p "$tmp/pages" "$tmp/v.warc.gz" >/dev/null
+is "$?:$(cut -f 1,2 "$tmp/pages" | tr '\t\n' ', ')" "0:$U/big,other $U/after,html " \
+	"a video over --max-size: a page of type other"
+bigwarc text/html 4 | head -c 3000 >"$tmp/cut.warc.gz"
+exits 1 "a record cut short in a gzip member: exit 1" \
+	wa-extract -q --max-size 1M -p "$tmp/pages" "$tmp/cut.warc.gz"
+like "$(cat "$tmp/stderr")" "cut.warc.gz: offset [0-9]+: truncated gzip member" \
+	"... reported as the member cut short"
+bigwarc text/html 4 | gzip -dc | head -c 3000000 >"$tmp/cut.warc"
+exits 1 "a record cut short: exit 1" wa-extract -q --max-size 1M -p "$tmp/pages" "$tmp/cut.warc"
+like "$(cat "$tmp/stderr")" "cut.warc: offset 0: truncated record: Content-Length 4194304 but 2999[0-9]+ bytes left" \
+	"... reported as a truncated record"
+
+## A chain of content codings is capped as one coding is.
+head -c 67108864 /dev/zero | gzip -n | gzip -n >"$tmp/gzgz"
+warc "$U/gzgz" "$tmp/gzgz" 'Content-Type: text/html
+Content-Encoding: gzip, gzip' >"$tmp/gzgz.warc"
+/usr/bin/time -f %M -o "$tmp/rss" wa-extract -q --max-size 1M -p "$tmp/pages" "$tmp/gzgz.warc" >/dev/null 2>"$tmp/err"
+is "$?:$(cut -f 2 "$tmp/pages")" "0:error" "gzip, gzip of 64 MiB over --max-size 1M: a page of type error"
+like "$(cat "$tmp/err")" "decoded body larger than the limit" "... for its decoded size"
+rss=$(tail -n 1 "$tmp/rss")
+ok "... in under 32 MB of memory ($rss kB)" test "$rss" -lt $((32 * MB))
+if command -v nginx-site >/dev/null && command -v nginx >/dev/null; then
+	a=$(t_addr 1)
+	mkdir -p "$tmp/site/gzgz"
+	cp "$tmp/gzgz" "$tmp/site/gzgz/zeros.html"
+	nginx_start one "$a" 8080 "$tmp/site" '
+	location /gzgz/ { default_type text/html; add_header Content-Encoding "gzip, gzip"; }'
+	echo http://one.test:8080/gzgz/zeros.html >"$tmp/urls"
+	wa-fetch --resolve "one.test:8080:$a" --allow-private -w 0 -q --max-size 1M \
+	    -o "$tmp/f.warc.gz" "$tmp/urls" >"$tmp/log" 2>"$tmp/err"
+	is "$(cut -f 3,5 "$tmp/log")" "too-large	1048576" \
+		"wa-fetch: gzip, gzip stops at --max-size decoded bytes, as gzip does"
+else
+	echo "# skipped: no nginx for the wa-fetch check of gzip, gzip"
+fi
+
+## Content-Length past 2^64: refused, not trusted; the records after read.
+{
+	warc "$U/a" "$tmp/page"
+	warc "$U/b" "$tmp/page" | sed 's/^Content-Length: .*/Content-Length: 100000000000000000000000000\r/'
+	warc "$U/c" "$tmp/page"
+} >"$tmp/cl.warc"
+exits 1 "Content-Length 10^26: exit 1" wa-extract -q "$tmp/cl.warc"
+like "$(cat "$tmp/stderr")" 'cl.warc: offset [0-9]+: bad Content-Length "100000000000000000000000000"' \
+	"... reported with its offset"
+wa-extract -q -k -p "$tmp/pages" "$tmp/cl.warc" >/dev/null 2>&1
+is "$(cut -f 1 "$tmp/pages" | tr '\n' ' ')" "$U/a $U/c " "... the records around it read"
+
 done_testing
