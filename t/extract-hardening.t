@@ -38,34 +38,53 @@ dsts() { w=$1; shift; wa-extract -q "$@" "$w" | cut -f 2; }
 
 ## NUL bytes: libxml2's HTML parser took one for the end of the page.
 U=http://example.com
-# A NUL in each place of a tag, then 1000 links that must all be found.
-for place in 'tag name:<a\0b href="/x">' 'attribute name:<a hr\0ef="/x">' \
-    'unquoted value:<a href=/x\0>' 'end tag:</p\0>' 'text:<p>a\0b</p>' \
-    'comment:<!-- \0 -->' 'script:<script>\0</script>' 'title:<title>\0</title>'; do
-	name=${place%%:*}
+# A NUL in each place of a tag, then 1000 links that must all be found:
+# a page for each, in one WARC.
+places='tag name:<a\0b href="/x">
+attribute name:<a hr\0ef="/x">
+unquoted value:<a href=/x\0>
+end tag:</p\0>
+text:<p>a\0b</p>
+comment:<!-- \0 -->
+script:<script>\0</script>
+title:<title>\0</title>'
+: >"$tmp/nul.warc"
+i=0
+while IFS= read -r place; do
+	i=$((i + 1))
 	{
 		printf '<html><body><a href="/first">f</a>'
 		printf "${place#*:}"
 		seq 1000 | sed 's|.*|<a href="/l/&">&</a>|'
 		printf '</body></html>'
 	} >"$tmp/page"
-	warc "$U/" "$tmp/page" >"$tmp/nul.warc"
-	is "$(dsts "$tmp/nul.warc" | grep -c '/l/')" 1000 \
-		"NUL byte in the $name: the 1000 links after it are found"
-done
+	warc "$U/$i" "$tmp/page" >>"$tmp/nul.warc"
+done <<END
+$places
+END
+wa-extract -q "$tmp/nul.warc" >"$tmp/links"
+i=0
+while IFS= read -r place; do
+	i=$((i + 1))
+	is "$(grep -c "^$U/$i$tab.*/l/" "$tmp/links")" 1000 \
+		"NUL byte in the ${place%%:*}: the 1000 links after it are found"
+done <<END
+$places
+END
 # In a value the standard reads U+FFFD, which a URL path holds as the
 # percent-encoded UTF-8 bytes EF BF BD; so too on a page read as
 # ISO-8859-1, where no byte is U+FFFD.
 printf '<a href="/q\0r">q</a><a href="/after">a</a>' >"$tmp/page"
-warc "$U/" "$tmp/page" >"$tmp/nul.warc"
-is "$(dsts "$tmp/nul.warc" | tr '\n' ' ')" "$U/q%EF%BF%BDr $U/after " \
-	"NUL in an href of a UTF-8 page: U+FFFD"
-warc "$U/" "$tmp/page" 'Content-Type: text/html' >"$tmp/nul.warc"
-is "$(dsts "$tmp/nul.warc" | tr '\n' ' ')" "$U/q%EF%BF%BDr $U/after " \
-	"NUL in an href of a page naming no charset: U+FFFD"
-warc "$U/" "$tmp/page" 'Content-Type: text/html; charset=windows-1252' >"$tmp/nul.warc"
-is "$(dsts "$tmp/nul.warc" | tr '\n' ' ')" "$U/q%EF%BF%BDr $U/after " \
-	"NUL in an href of a windows-1252 page: U+FFFD"
+{
+	warc "$U/utf-8" "$tmp/page"
+	warc "$U/none" "$tmp/page" 'Content-Type: text/html'
+	warc "$U/windows-1252" "$tmp/page" 'Content-Type: text/html; charset=windows-1252'
+} >"$tmp/nul.warc"
+wa-extract -q "$tmp/nul.warc" >"$tmp/links"
+for c in utf-8 none windows-1252; do
+	is "$(awk -F '\t' -v u="$U/$c" '$1 == u { printf "%s ", $2 }' "$tmp/links")" \
+		"$U/q%EF%BF%BDr $U/after " "NUL in an href of a page in charset $c: U+FFFD"
+done
 
 ## Numeric character references: the HTML standard's end state.
 is "$(printf '<a href="/z?a=&#0;xyz">z</a>' >"$tmp/page"
@@ -77,21 +96,23 @@ refs='&#0; &#x0000; &#xD800; &#xDFFF; &#55296; &#x110000; &#1114112; &#999999999
 for i in $(seq 128 159); do refs="$refs &#$i; &#x$(printf %X "$i");"; done
 : >"$tmp/page"
 for r in $refs; do printf '<a href="/r?v=%s!">r</a>\n' "$r" >>"$tmp/page"; done
+want=$(python3 - $refs <<'END'
+import html, sys, urllib.parse
+seen = set()
+for ref in sys.argv[1:]:
+    url = "http://example.com/r?v=" + urllib.parse.quote(html.unescape(ref + "!"), safe="!")
+    if url not in seen:
+        seen.add(url)
+        print(url)
+END
+)
 for charset in utf-8 windows-1252; do
-	warc "$U/" "$tmp/page" "Content-Type: text/html; charset=$charset" >"$tmp/ref.warc"
-	got=$(wa-extract -q --ignore-robots-tags "$tmp/ref.warc" | cut -f 2)
-	want=$(python3 - $refs <<-'END'
-	import html, sys, urllib.parse
-	seen = set()
-	for ref in sys.argv[1:]:
-	    url = "http://example.com/r?v=" + urllib.parse.quote(
-	        html.unescape(ref + "!"), safe="!")
-	    if url not in seen:
-	        seen.add(url)
-	        print(url)
-	END
-	)
-	is "$got" "$want" "$charset page: each reference as html.unescape reads it ($(echo "$want" | wc -l) links)"
+	warc "$U/$charset" "$tmp/page" "Content-Type: text/html; charset=$charset"
+done >"$tmp/ref.warc"
+wa-extract -q "$tmp/ref.warc" >"$tmp/links"
+for charset in utf-8 windows-1252; do
+	is "$(awk -F '\t' -v u="$U/$charset" '$1 == u { print $2 }' "$tmp/links")" "$want" \
+		"$charset page: each reference as html.unescape reads it ($(echo "$want" | wc -l) links)"
 done
 # C0 controls and noncharacters are kept by the standard (html.unescape
 # drops them).
@@ -105,10 +126,14 @@ printf '<a href="/x">x</a>' >"$tmp/page"
 sha1hex=$(openssl dgst -sha1 -r "$tmp/page" | cut -c 1-40)
 sha256hex=$(openssl dgst -sha256 -r "$tmp/page" | cut -c 1-64)
 sha1b32=$(openssl dgst -sha1 -binary "$tmp/page" | base32)
+: >"$tmp/dig.warc"
 for d in "sha1:$sha1hex" "sha256:$sha256hex" "sha1:$sha1b32"; do
-	warc "$U/" "$tmp/page" '' "WARC-Payload-Digest: $d" >"$tmp/dig.warc"
-	wa-extract -q -p "$tmp/pages" "$tmp/dig.warc" >/dev/null
-	is "$(cut -f 4 "$tmp/pages")" "$d" "payload digest ${d%%:*} of ${#d} characters kept whole"
+	warc "$U/${d%%:*}/${#d}" "$tmp/page" '' "WARC-Payload-Digest: $d" >>"$tmp/dig.warc"
+done
+wa-extract -q -p "$tmp/pages" "$tmp/dig.warc" >/dev/null
+for d in "sha1:$sha1hex" "sha256:$sha256hex" "sha1:$sha1b32"; do
+	is "$(awk -F '\t' -v u="$U/${d%%:*}/${#d}" '$1 == u { print $4 }' "$tmp/pages")" "$d" \
+		"payload digest ${d%%:*} of ${#d} characters kept whole"
 done
 warc "$U/" "$tmp/page" >"$tmp/dig.warc"
 wa-extract -q -p "$tmp/pages" "$tmp/dig.warc" >/dev/null
@@ -178,7 +203,8 @@ Content-Encoding: gzip, gzip' >"$tmp/gzgz.warc"
 is "$?:$(cut -f 2 "$tmp/pages")" "0:error" "gzip, gzip of 64 MiB over --max-size 1M: a page of type error"
 like "$(cat "$tmp/err")" "decoded body larger than the limit" "... for its decoded size"
 rss=$(tail -n 1 "$tmp/rss")
-ok "... in under 32 MB of memory ($rss kB)" test "$rss" -lt $((32 * MB))
+under_valgrind ||
+	ok "... in under 32 MB of memory ($rss kB)" test "$rss" -lt $((32 * MB))
 if command -v nginx-site >/dev/null && command -v nginx >/dev/null; then
 	a=$(t_addr 1)
 	mkdir -p "$tmp/site/gzgz"
