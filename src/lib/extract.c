@@ -1152,10 +1152,11 @@ plain8(uint64_t w)
  * only measured); returns its length and counts the changes in *fixes.
  * A NUL byte becomes U+FFFD, as the standard reads U+0000 in names and
  * values: libxml2 takes it for the end of the input in most places and
- * loses the rest of the page.  Numeric character references are fixed (charref_fix).  In a
- * UTF-8 page each invalid sequence becomes U+FFFD, as browsers decode:
- * libxml2 would read the bytes after a bad one as ISO-8859-1, and the
- * later non-ASCII links with them.  The page grows 3 times at most. */
+ * loses the rest of the page.  Numeric character references are fixed
+ * (charref_fix).  In a UTF-8 page each invalid sequence becomes U+FFFD, as
+ * browsers decode: libxml2 would read the bytes after a bad one as
+ * ISO-8859-1, and the later non-ASCII links with them.  The page grows 3
+ * times at most. */
 static size_t
 repair_html(const unsigned char *body, size_t len, bool utf8,
     unsigned char *out, size_t *fixes)
@@ -1267,13 +1268,14 @@ extract_document(struct extract *ex, enum page_type type,
 	xmlSetGenericErrorFunc(NULL, silent);
 	xmlSetStructuredErrorFunc(NULL, NULL);
 	xmlSetExternalEntityLoader(no_entity_loader);
+	const char *charset = charset_of(http_charset, &body, &len);
+	if (type == PAGE_HTML && len <= INT32_MAX)
+		body = prepare_html(ex, charset, body, &len);
+	/* libxml2 counts a buffer in an int, the repaired copy too. */
 	if (len > INT32_MAX) {
 		set_error(ex, NULL, "document larger than 2 GB");
 		return;
 	}
-	const char *charset = charset_of(http_charset, &body, &len);
-	if (type == PAGE_HTML)
-		body = prepare_html(ex, charset, body, &len);
 	/* A charset libxml2 does not know is a server's mistake more often
 	 * than the page's: the page is read as if none had been named. */
 	xmlCharEncodingHandlerPtr handler = charset ?
