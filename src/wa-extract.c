@@ -47,6 +47,10 @@ enum {
 
 /* Errors shown one by one before only counting them (without -v). */
 #define ERRORS_SHOWN 5
+/* Of a record whose block is larger than --max-size and this, only this
+ * much of its start is read into memory: the HTTP header, whose fields
+ * type the page, and the first bytes of the body, which may. */
+#define HEAD_KEPT (64 << 10)
 
 static uint64_t max_size = 64ULL << 20;
 static FILE *pages;
@@ -128,6 +132,19 @@ page_error(const char *file, const struct warc_record *rec, const char *url,
 		    (unsigned long long)rec->offset, url, info->error);
 }
 
+/* The record's WARC-Payload-Digest if it is one, "algorithm:value"
+ * without a blank: whole, whatever the algorithm and the encoding of the
+ * value (base32, hex). */
+static const char *
+payload_digest(const struct warc_record *rec)
+{
+	const char *d = warc_field(rec, "WARC-Payload-Digest");
+	const char *colon = d ? strchr(d, ':') : NULL;
+	if (!colon || colon == d || !colon[1] || strpbrk(d, " \t"))
+		return NULL;
+	return d;
+}
+
 static void
 put_page(const char *url, const struct extract_info *info, const char *date,
     const char *digest)
@@ -153,7 +170,9 @@ x_robots_tag(void *arg, const char *value, size_t len)
 	(void)arg;
 }
 
-/* The page of a response record's HTTP message, or of a resource. */
+/* The page of a response record's HTTP message, or of a resource; the
+ * payload's digest is computed into digest if the record has none and
+ * the pages stream is written. */
 static void
 page(const char *file, const struct warc_record *rec, const char *url,
     bool is_response, struct extract_info *info, char digest[WARC_DIGEST_SIZE])
@@ -162,12 +181,9 @@ page(const char *file, const struct warc_record *rec, const char *url,
 	const char *why;
 	const unsigned char *payload = rec->block;
 	size_t payload_len = rec->block_len;
-	const char *field = warc_field(rec, "WARC-Payload-Digest");
 
 	if (is_response) {
 		if (!http_parse_response(rec->block, rec->block_len, &r, &why)) {
-			if (field && strncasecmp(field, "sha1:", 5) == 0)
-				snprintf(digest, WARC_DIGEST_SIZE, "%s", field);
 			page_error(file, rec, url, info, why);
 			return;
 		}
@@ -183,11 +199,10 @@ page(const char *file, const struct warc_record *rec, const char *url,
 		r.body = payload;
 		r.body_len = payload_len;
 	}
-	/* The digest of the payload as the fetch log has it: the record's,
-	 * or one computed the same way when the writer left it out. */
-	if (field && strncasecmp(field, "sha1:", 5) == 0)
-		snprintf(digest, WARC_DIGEST_SIZE, "%s", field);
-	else if (pages)
+	/* The digest of the payload as the fetch log has it, when the writer
+	 * left the record's out (and kept the whole payload here). */
+	bool cut = rec->block_len < rec->length;
+	if (pages && !payload_digest(rec) && !cut)
 		sha1_digest(payload, payload_len, digest);
 
 	if (is_response && robots_tags)
@@ -222,6 +237,10 @@ page(const char *file, const struct warc_record *rec, const char *url,
 		return;
 	const unsigned char *body = r.body;
 	size_t len = r.body_len;
+	if (cut) {
+		page_error(file, rec, url, info, "body larger than --max-size");
+		return;
+	}
 	if (*r.content_encoding || r.chunked) {
 		if (!http_decode_body(&r, max_size, &decoded, &decoded_cap, &len, &why)) {
 			page_error(file, rec, url, info, why);
@@ -344,7 +363,8 @@ record(const char *file, const struct warc_record *rec)
 	if (info.noindex && (info.type == PAGE_HTML || page_type_xml(info.type)))
 		info.type = PAGE_NOINDEX;
 	nnofollow += info.nofollowed;
-	put_page(url, &info, warc_field(rec, "WARC-Date"), digest);
+	const char *field = payload_digest(rec);
+	put_page(url, &info, warc_field(rec, "WARC-Date"), field ? field : digest);
 }
 
 /* Returns the records that could not be read. */
@@ -353,6 +373,8 @@ read_warc(const char *path)
 {
 	struct warc_reader *r = warc_reader_open(path);
 	struct warc_record rec;
+	warc_reader_max_block(r, max_size > UINT64_MAX - HEAD_KEPT ? UINT64_MAX :
+	    max_size + HEAD_KEPT, HEAD_KEPT);
 	/* A warcinfo record speaks for the records of its file. */
 	if (robots_tags && !robots_agent && *info_agent) {
 		*info_agent = '\0';

@@ -54,7 +54,7 @@ struct extract {
 	xmlParserCtxtPtr ctxt;	/* the XML parser */
 	size_t entity_bytes;	/* looked up on this page */
 	char *scratch;		/* attribute values made strings */
-	unsigned char *repaired;	/* a UTF-8 page with U+FFFD for bad bytes */
+	unsigned char *repaired;	/* an HTML page as prepare_html makes it */
 	size_t repaired_cap;
 	size_t scratch_cap;
 	/* Robots directives (extract_obey_robots_tags) */
@@ -1083,44 +1083,177 @@ meta_says_utf8(const unsigned char *body, size_t len)
 	return false;
 }
 
-/* body with every invalid UTF-8 sequence replaced by U+FFFD, as browsers
- * decode a UTF-8 page: libxml2's HTML parser would read the bytes after a
- * bad one as ISO-8859-1 when the page's meta element named UTF-8, and the
- * later non-ASCII links with them.  NULL if body is valid. */
-static const unsigned char *
-repair_utf8(struct extract *ex, const unsigned char *body, size_t *len)
+/* The code points that the HTML standard's numeric character reference
+ * end state gives for the references to U+0080..U+009F: the characters of
+ * windows-1252 at those bytes (the five it leaves undefined stay). */
+static const uint16_t c1_windows1252[32] = {
+	0x20ac, 0x0081, 0x201a, 0x0192, 0x201e, 0x2026, 0x2020, 0x2021,
+	0x02c6, 0x2030, 0x0160, 0x2039, 0x0152, 0x008d, 0x017d, 0x008f,
+	0x0090, 0x2018, 0x2019, 0x201c, 0x201d, 0x2022, 0x2013, 0x2014,
+	0x02dc, 0x2122, 0x0161, 0x203a, 0x0153, 0x009d, 0x017e, 0x0178,
+};
+
+/* If the numeric character reference at p ("&#65;", "&#x41", with or
+ * without its ';') is one that libxml2's HTML parser reads otherwise than
+ * the HTML standard, its length, with the replacement in rep (*rlen
+ * bytes); else 0.  libxml2 takes the references to U+0080..U+009F for
+ * those C1 controls, and gives U+0000 for a zero, a surrogate, a value
+ * past U+10FFFF, a C0 control or U+FFFE/U+FFFF, which ends the attribute
+ * value it is in; the standard gives U+FFFD for the first three and keeps
+ * the controls.  The replacement is a reference libxml2 reads right, or
+ * the control's own byte: so it holds in every ASCII-compatible charset.
+ * U+FFFE and U+FFFF, which no such reference can give, become U+FFFD. */
+static size_t
+charref_fix(const unsigned char *p, const unsigned char *end, char rep[16],
+    size_t *rlen)
 {
-	static const unsigned char fffd[3] = { 0xef, 0xbf, 0xbd };
-	const unsigned char *end = body + *len;
-	size_t bad = 0, part, n;
-	for (const unsigned char *p = body; p < end; p += n ? n : part) {
-		/* Pages are mostly ASCII: eight bytes a step through it. */
+	const unsigned char *q = p + 2;
+	bool hex = q < end && (*q == 'x' || *q == 'X');
+	uint32_t v = 0;
+	if (hex)
+		q++;
+	const unsigned char *digits = q;
+	for (; q < end && (hex ? isxdigit(*q) : isdigit(*q)); q++)
+		if (v <= 0x10ffff)	/* past it, the value is too large anyway */
+			v = v * (hex ? 16 : 10) +
+			    (uint32_t)(isdigit(*q) ? *q - '0' : tolower(*q) - 'a' + 10);
+	if (q == digits)
+		return 0;
+	if (q < end && *q == ';')
+		q++;
+	uint32_t c = v;
+	if (v == 0 || v > 0x10ffff || (v >= 0xd800 && v <= 0xdfff) ||
+	    v == 0xfffe || v == 0xffff)
+		c = 0xfffd;
+	else if (v >= 0x80 && v <= 0x9f)
+		c = c1_windows1252[v - 0x80];
+	if (c == v && xmlIsCharQ(v))
+		return 0;
+	if (c < 0x80) {
+		rep[0] = (char)c;
+		*rlen = 1;
+	} else {
+		*rlen = (size_t)snprintf(rep, 16, "&#x%X;", (unsigned)c);
+	}
+	return (size_t)(q - p);
+}
+
+/* Whether none of the 8 bytes of w is non-ASCII, NUL or '&'. */
+static bool
+plain8(uint64_t w)
+{
+	const uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
+	uint64_t amp = w ^ (ones * '&');
+	return !((w | ((w - ones) & ~w) | ((amp - ones) & ~amp)) & highs);
+}
+
+/* An HTML page in an ASCII-compatible charset made what libxml2's HTML
+ * parser reads as the HTML standard's tokenizer does, into out (NULL:
+ * only measured); returns its length and counts the changes in *fixes.
+ * A NUL byte becomes U+FFFD, as the standard reads U+0000 in names and
+ * values: libxml2 takes it for the end of the input in most places and
+ * loses the rest of the page.  Numeric character references are fixed
+ * (charref_fix).  In a UTF-8 page each invalid sequence becomes U+FFFD, as
+ * browsers decode: libxml2 would read the bytes after a bad one as
+ * ISO-8859-1, and the later non-ASCII links with them.  The page grows 3
+ * times at most. */
+static size_t
+repair_html(const unsigned char *body, size_t len, bool utf8,
+    unsigned char *out, size_t *fixes)
+{
+	static const char fffd[3] = { '\xef', '\xbf', '\xbd' };
+	const unsigned char *p = body, *end = body + len, *run = body;
+	size_t o = 0, n, part, rlen;
+	char rep[16];
+	*fixes = 0;
+	while (p < end) {
+		/* Pages are mostly plain ASCII: eight bytes a step through it. */
 		uint64_t w;
-		while (end - p >= 8 && (memcpy(&w, p, 8), (w & 0x8080808080808080ULL) == 0))
+		while (end - p >= 8 && (memcpy(&w, p, 8), plain8(w)))
 			p += 8;
 		if (p == end)
 			break;
-		if (!(n = utf8_sequence(p, end, &part)))
-			bad++;
+		if (*p == 0) {
+			/* U+FFFD as the page's charset holds it: in UTF-8 its
+			 * bytes, else a reference, while the page stays within
+			 * 3 times its size; past that the page is more binary
+			 * than text, and a NUL is dropped, as the standard
+			 * drops it in text. */
+			if (utf8)
+				memcpy(rep, fffd, rlen = sizeof fffd);
+			else if (o + (size_t)(p - run) + 8 + (size_t)(end - p - 1) <= 3 * len)
+				memcpy(rep, "&#xFFFD;", rlen = 8);
+			else
+				rlen = 0;
+			n = 1;
+		} else if (*p == '&' && end - p > 2 && p[1] == '#' &&
+		    (n = charref_fix(p, end, rep, &rlen))) {
+			;
+		} else if (*p >= 0x80 && utf8) {
+			if ((n = utf8_sequence(p, end, &part))) {
+				p += n;
+				continue;
+			}
+			memcpy(rep, fffd, rlen = sizeof fffd);
+			n = part;
+		} else {
+			p++;
+			continue;
+		}
+		if (out) {
+			memcpy(out + o, run, (size_t)(p - run));
+			memcpy(out + o + (size_t)(p - run), rep, rlen);
+		}
+		o += (size_t)(p - run) + rlen;
+		p += n;
+		run = p;
+		++*fixes;
 	}
-	if (!bad)
-		return NULL;
-	if (*len + 2 * bad > ex->repaired_cap) {
-		ex->repaired_cap = *len + 2 * bad;
+	if (out)
+		memcpy(out + o, run, (size_t)(end - run));
+	return o + (size_t)(end - run);
+}
+
+/* Whether a charset has characters of more than one byte each, some of
+ * whose bytes are NUL: UTF-16 and UTF-32 by their names and their WHATWG
+ * labels. */
+static bool
+is_wide(const char *charset)
+{
+	static const char *const prefixes[] = {
+		"utf-16", "utf16", "utf-32", "utf32", "ucs-2", "ucs2", "ucs-4",
+		"ucs4", "iso-10646-ucs", "csunicode", "unicodefeff", "unicodefffe",
+	};
+	for (size_t i = 0; i < sizeof prefixes / sizeof *prefixes; i++)
+		if (strncasecmp(charset, prefixes[i], strlen(prefixes[i])) == 0)
+			return true;
+	return strcasecmp(charset, "unicode") == 0;
+}
+
+/* body as repair_html makes it, in ex->repaired; body itself if nothing
+ * needs a change or its charset is wide (is_wide, or so detected by
+ * libxml2 when none is named). */
+static const unsigned char *
+prepare_html(struct extract *ex, const char *charset, const unsigned char *body,
+    size_t *len)
+{
+	xmlCharEncoding enc = charset || *len < 4 ? XML_CHAR_ENCODING_NONE :
+	    xmlDetectCharEncoding(body, 4);
+	if (charset ? is_wide(charset) : enc == XML_CHAR_ENCODING_UTF16LE ||
+	    enc == XML_CHAR_ENCODING_UTF16BE || enc == XML_CHAR_ENCODING_UCS4LE ||
+	    enc == XML_CHAR_ENCODING_UCS4BE || enc == XML_CHAR_ENCODING_UCS4_2143 ||
+	    enc == XML_CHAR_ENCODING_UCS4_3412)
+		return body;
+	bool utf8 = charset ? is_utf8_name(charset) : meta_says_utf8(body, *len);
+	size_t fixes, n = repair_html(body, *len, utf8, NULL, &fixes);
+	if (!fixes)
+		return body;
+	if (n > ex->repaired_cap) {
+		ex->repaired_cap = n;
 		free(ex->repaired);
 		ex->repaired = wa_malloc(ex->repaired_cap);
 	}
-	unsigned char *d = ex->repaired;
-	for (const unsigned char *p = body; p < end; p += n ? n : part) {
-		if ((n = utf8_sequence(p, end, &part))) {
-			memcpy(d, p, n);
-			d += n;
-		} else {
-			memcpy(d, fffd, sizeof fffd);
-			d += sizeof fffd;
-		}
-	}
-	*len = (size_t)(d - ex->repaired);
+	*len = repair_html(body, *len, utf8, ex->repaired, &fixes);
 	return ex->repaired;
 }
 
@@ -1135,16 +1268,13 @@ extract_document(struct extract *ex, enum page_type type,
 	xmlSetGenericErrorFunc(NULL, silent);
 	xmlSetStructuredErrorFunc(NULL, NULL);
 	xmlSetExternalEntityLoader(no_entity_loader);
+	const char *charset = charset_of(http_charset, &body, &len);
+	if (type == PAGE_HTML && len <= INT32_MAX)
+		body = prepare_html(ex, charset, body, &len);
+	/* libxml2 counts a buffer in an int, the repaired copy too. */
 	if (len > INT32_MAX) {
 		set_error(ex, NULL, "document larger than 2 GB");
 		return;
-	}
-	const char *charset = charset_of(http_charset, &body, &len);
-	if (type == PAGE_HTML && (charset ? is_utf8_name(charset) :
-	    meta_says_utf8(body, len))) {
-		const unsigned char *repaired = repair_utf8(ex, body, &len);
-		if (repaired)
-			body = repaired;
 	}
 	/* A charset libxml2 does not know is a server's mistake more often
 	 * than the page's: the page is read as if none had been named. */

@@ -86,7 +86,9 @@ bool extract_media_generic(const char *media_type);
  * links) with the charset of the HTTP header, if any (NULL otherwise).
  * A charset libxml2 does not know is ignored.  In HTML that names UTF-8
  * (the charset, a byte order mark, a meta element in its first 1024 bytes)
- * each invalid UTF-8 sequence is read as U+FFFD, as browsers decode.  Sets info->type,
+ * each invalid UTF-8 sequence is read as U+FFFD, as browsers decode; in
+ * HTML that is not UTF-16, NUL bytes and numeric character references as
+ * the HTML standard's tokenizer reads them.  Sets info->type,
  * PAGE_ERROR if the XML is not well-formed; the links found before the
  * error are kept. */
 void extract_document(struct extract *ex, enum page_type type,

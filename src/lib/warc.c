@@ -607,6 +607,10 @@ struct warc_reader {
 	size_t hdr_cap;
 	struct warc_field *fields;
 	size_t fields_cap;
+
+	uint64_t max_block;	/* longer blocks are cut (warc_reader_max_block) */
+	size_t keep;		/* the bytes kept of a cut block */
+	unsigned char *cut;	/* those bytes of the last one */
 };
 
 static void __attribute__((format(printf, 3, 4)))
@@ -1020,6 +1024,40 @@ line_end(const struct warc_reader *r, size_t at)
 
 enum parse { PARSE_OK, PARSE_EOF, PARSE_BAD, PARSE_BROKEN };
 
+/* Keeps the first r->keep bytes of the block of clen bytes at buf[block]
+ * in r->cut, and passes over the rest, dropping it as it comes, so that a
+ * block of any size takes no more memory than a small one; *tail is then
+ * the block's end in buf.  PARSE_OK, or as parse_record. */
+static enum parse
+pass_block(struct warc_reader *r, uint64_t off, size_t block, uint64_t clen,
+    size_t *tail)
+{
+	uint64_t start = r->ubase + block, end = start + clen;
+	bool more = have(r, 0, block + r->keep);
+	if (more)
+		memcpy(r->cut, r->buf + block, r->keep);
+	for (;;) {
+		size_t brk = next_break(r, 0);
+		if (brk != SIZE_MAX && r->ubase + brk < end) {
+			r->pos = brk;
+			return PARSE_BROKEN;
+		}
+		if (r->ubase + r->len >= end)
+			break;
+		if (!more) {
+			reader_error(r, off, "truncated record: Content-Length %" PRIu64
+			    " but %" PRIu64 " bytes left", clen, r->ubase + r->len - start);
+			r->pos = r->len;
+			return PARSE_BAD;
+		}
+		r->pos = r->len;
+		compact(r);
+		more = produce(r);
+	}
+	*tail = (size_t)(end - r->ubase);
+	return PARSE_OK;
+}
+
 /* Reads the record at the start of buf.  PARSE_BAD: a problem, reported,
  * and pos is where the search for the next record starts; PARSE_BROKEN:
  * the record runs into damaged gzip input, already reported, and pos is
@@ -1118,6 +1156,12 @@ parse_record(struct warc_reader *r, struct warc_record *rec)
 
 	/* The block, then two line ends, CRLF CRLF (LF LF tolerated). */
 	size_t block = end + hend, tail = block + (size_t)clen;
+	bool cut = clen > r->max_block;
+	if (cut) {
+		enum parse p = pass_block(r, off, block, clen, &tail);
+		if (p != PARSE_OK)
+			return p;
+	}
 	bool complete = have(r, 0, tail);
 	/* One byte past the record if there is one: a member that ends
 	 * with the record is then checked to its CRC. */
@@ -1146,8 +1190,9 @@ parse_record(struct warc_reader *r, struct warc_record *rec)
 	}
 	rec->offset = off;
 	rec->version = r->hdr;
-	rec->block = r->buf + block;
-	rec->block_len = (size_t)clen;
+	rec->block = cut ? r->cut : r->buf + block;
+	rec->block_len = cut ? r->keep : (size_t)clen;
+	rec->length = clen;
 	r->pos = tail + e1 + e2;
 	return PARSE_OK;
 }
@@ -1180,6 +1225,18 @@ warc_field(const struct warc_record *rec, const char *name)
 	return NULL;
 }
 
+void
+warc_reader_max_block(struct warc_reader *r, uint64_t max, size_t keep)
+{
+	if (keep > max)
+		wa_die("warc_reader_max_block: %zu bytes kept of at most %" PRIu64,
+		    keep, max);
+	r->max_block = max;
+	r->keep = keep;
+	free(r->cut);
+	r->cut = wa_malloc(keep ? keep : 1);
+}
+
 uint64_t
 warc_reader_errors(const struct warc_reader *r)
 {
@@ -1190,6 +1247,7 @@ struct warc_reader *
 warc_reader_open(const char *path)
 {
 	struct warc_reader *r = wa_calloc(1, sizeof *r);
+	r->max_block = WARC_MAX_BLOCK;
 	if (!path || strcmp(path, "-") == 0) {
 		r->name = wa_strdup("stdin");
 		r->fp = stdin;
@@ -1221,6 +1279,7 @@ warc_reader_close(struct warc_reader *r)
 	free(r->marks);
 	free(r->hdr);
 	free(r->fields);
+	free(r->cut);
 	free(r->name);
 	free(r);
 }

@@ -77,7 +77,8 @@ struct warc_record {
 	struct warc_field *fields;	/* the header fields, in order */
 	size_t nfields;
 	const unsigned char *block;	/* the block, Content-Length bytes */
-	size_t block_len;
+	size_t block_len;	/* less than length if the block was cut */
+	uint64_t length;	/* Content-Length */
 };
 
 struct warc_reader;
@@ -89,6 +90,10 @@ struct warc_reader *warc_reader_open(const char *path);
 bool warc_read(struct warc_reader *r, struct warc_record *rec);
 /* The value of the header field name (case-insensitive), or NULL. */
 const char *warc_field(const struct warc_record *rec, const char *name);
+/* From now on, a block of more than max bytes is cut: the record holds
+ * its first keep bytes (keep <= max), and the rest is read past, never held
+ * whole.  By default no block is cut. */
+void warc_reader_max_block(struct warc_reader *r, uint64_t max, size_t keep);
 /* Records skipped because they could not be read. */
 uint64_t warc_reader_errors(const struct warc_reader *r);
 void warc_reader_close(struct warc_reader *r);
