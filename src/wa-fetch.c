@@ -515,6 +515,7 @@ finish_robots(struct transfer *x, CURLcode rc, double now)
 
 	if (local_failure(x, rc, now))
 		return;
+	rc = transfer_result(x, rc);
 	curl_easy_getinfo(x->easy, CURLINFO_RESPONSE_CODE, &code);
 	curl_easy_getinfo(x->easy, CURLINFO_EFFECTIVE_URL, &url);
 	count_connection(x);
@@ -682,6 +683,7 @@ finish_page(struct transfer *x, CURLcode rc, double now)
 
 	if (local_failure(x, rc, now))
 		return;
+	rc = transfer_result(x, rc);
 	curl_easy_getinfo(x->easy, CURLINFO_RESPONSE_CODE, &code);
 	count_connection(x);
 	bool answered = code > 0 && !x->refused_private;

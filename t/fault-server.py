@@ -50,6 +50,8 @@ Every host's other paths are the fault paths:
                    a second write excess bytes that read as a response of
                    their own (EXCESS_RESPONSE), which a client that reuses
                    the connection takes for its next answer
+  /overflow-length 200, Content-Length 10^26 (more than any integer type
+                   holds), 20 bytes of body, then the close
   /loop/N          302 to /loop/N+1, for ever
   /self            302 to /self
   /chain/N         302 to /chain/N-1; /chain/0 is 200 "end of chain"
@@ -325,6 +327,13 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.wfile.flush()
             time.sleep(0.05)
             self.wfile.write(EXCESS_RESPONSE)
+        elif path == "/overflow-length":
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html")
+            self.send_header("Content-Length", "1" + "0" * 26)
+            self.end_headers()
+            self.wfile.write(b"<a href=/x>x</a>\n\n\n\n")
+            self.close_connection = True
         elif m and m.group(1) == "loop":
             self.redirect("/loop/%d" % (int(m.group(2)) + 1))
         elif path == "/self":

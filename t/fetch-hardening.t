@@ -151,4 +151,12 @@ is "$(cut -f 3,11 "$tmp/log")" "robots	disallow" "a gzip-encoded robots.txt sent
 is "$(tail -n +2 "$tmp/cache/http_robots-gzip.test_8080")" "User-agent: *
 Disallow: /" "and cached decoded"
 
+# A Content-Length past what any integer holds: libcurl reads to the close,
+# but the body is shorter than declared, so the record is truncated.
+echo $F/overflow-length | $FETCH -w 0 -o "$tmp/overflow.warc" >"$tmp/log"
+is "$(cut -f 3,5 "$tmp/log")" "partial	20" "a Content-Length of 10^26: logged partial"
+is "$(warcio_tsv "$tmp/overflow.warc" warc-type warc-target-uri warc-truncated |
+    grep "^response	$F/overflow-length")" "response	$F/overflow-length	disconnect" \
+	"and archived as truncated"
+
 done_testing

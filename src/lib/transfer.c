@@ -309,6 +309,23 @@ transfer_error_name(CURLcode rc)
 	}
 }
 
+/* libcurl takes a Content-Length too large for its type as no length and
+ * reads to the close, so the body it calls whole is shorter than the one
+ * declared: a partial transfer like any other short body. */
+CURLcode
+transfer_result(const struct transfer *x, CURLcode rc)
+{
+	const char *cl = rc == CURLE_OK ? transfer_header(x, "Content-Length") : NULL;
+	if (!cl)
+		return rc;
+	size_t digits = strspn(cl, "0123456789");
+	if (digits == 0 || cl[digits + strspn(cl + digits, " \t")])
+		return rc;
+	errno = 0;
+	unsigned long long n = strtoull(cl, NULL, 10);
+	return errno == ERANGE || n > INT64_MAX ? CURLE_PARTIAL_FILE : rc;
+}
+
 const char *
 transfer_truncation(const struct transfer *x, CURLcode rc)
 {

@@ -87,6 +87,9 @@ char *transfer_redirect_target(const struct transfer *x, long code,
     const char **refused);
 /* The status name of a transfer that failed with rc: "timeout", "dns"... */
 const char *transfer_error_name(CURLcode rc);
+/* The outcome of the transfer: rc, or a partial transfer that libcurl
+ * missed. */
+CURLcode transfer_result(const struct transfer *x, CURLcode rc);
 /* What WARC-Truncated says for the response, or NULL if it is whole. */
 const char *transfer_truncation(const struct transfer *x, CURLcode rc);
 
