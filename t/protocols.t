@@ -2,8 +2,8 @@
 # Addresses, robots.txt and URLs by their standards: the address classes
 # against the IANA special-purpose registries (t/unit/test-netaddr.c) and
 # wa-fetch refusing them in a network namespace of its own; robots.txt
-# rules by RFC 9309's examples; hosts by RFC 5952, the WHATWG URL host
-# parser and UTS #46 (t/unit/test-url-hosts.c).
+# by RFC 9309's examples (t/unit/test-robots-rfc.c); hosts by RFC 5952,
+# the WHATWG URL host parser and UTS #46 (t/unit/test-url-hosts.c).
 . "$(dirname "$0")/lib.sh"
 
 unit test-netaddr
@@ -71,5 +71,7 @@ if offline true 2>/dev/null && command -v ip >/dev/null; then
 else
 	ok "wa-fetch and special-purpose addresses # SKIP needs unshare -n and ip (root)" true
 fi
+
+unit test-robots-rfc
 
 done_testing
