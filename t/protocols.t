@@ -73,5 +73,12 @@ else
 fi
 
 unit test-robots-rfc
+unit test-url-hosts
+is "$(printf '%s\n' 'http://[::7f00:1]/' 'http://[0:0::127.0.0.1]/' 'http://[::127.0.0.1]/' |
+    wa-url -q | sort -u)" "http://[::127.0.0.1]/" "wa-url: one canonical form for an IPv6 address"
+printf '%s\n' http://foo.0x7f/ http://xn--ls8h.la/ http://xn--a.de/ http://0x7f.1/ >"$tmp/hosts"
+is "$(wa-url -q "$tmp/hosts" 2>"$tmp/err")" "http://127.0.0.1/" \
+    "wa-url: a hexadecimal last label and invalid A-labels refused"
+is "$(grep -c 'bad host' "$tmp/err")" 3 "each reported as a bad host"
 
 done_testing
