@@ -4,7 +4,8 @@
  * groups naming it and, in case none does, those of the "*" groups.  Both
  * lists are built in one pass; the end of the file decides which one
  * stays.  Rules are stored with their pattern's percent-encoding made
- * canonical, sorted longest first (allow before disallow at equal length,
+ * canonical and their literal '*' and '$' escaped, sorted longest first
+ * by the length as written (allow before disallow at equal length,
  * duplicates removed), so the first rule that matches a path is the
  * verdict.
  *
@@ -24,6 +25,7 @@
 struct rule {
 	char *pattern;
 	size_t len;
+	size_t weight;	/* the pattern's length as written, escapes normalised */
 	bool allow;
 };
 
@@ -109,13 +111,13 @@ pattern_matches(const char *p, size_t plen, const char *s, size_t n)
 }
 
 static void
-add_rule(struct rule_list *l, const char *pattern, size_t len, bool allow)
+add_rule(struct rule_list *l, const char *pattern, size_t len, size_t weight, bool allow)
 {
 	if (l->n == l->cap) {
 		l->cap = l->cap ? 2 * l->cap : 16;
 		l->v = wa_reallocarray(l->v, l->cap, sizeof *l->v);
 	}
-	l->v[l->n++] = (struct rule){ wa_strndup(pattern, len), len, allow };
+	l->v[l->n++] = (struct rule){ wa_strndup(pattern, len), len, weight, allow };
 }
 
 static void
@@ -128,16 +130,18 @@ free_rules(struct rule_list *l)
 	l->n = l->cap = 0;
 }
 
-/* Longest first, allow first among equals, then by bytes so that equal
+/* Heaviest first, allow first among equals, then by bytes so that equal
  * rules lie together. */
 static int
 rule_cmp(const void *a, const void *b)
 {
 	const struct rule *x = a, *y = b;
-	if (x->len != y->len)
-		return x->len > y->len ? -1 : 1;
+	if (x->weight != y->weight)
+		return x->weight > y->weight ? -1 : 1;
 	if (x->allow != y->allow)
 		return x->allow ? -1 : 1;
+	if (x->len != y->len)
+		return x->len > y->len ? -1 : 1;
 	return memcmp(x->pattern, y->pattern, x->len);
 }
 
@@ -193,27 +197,23 @@ same_token(const char *a, size_t alen, const char *b, size_t blen)
 	return true;
 }
 
-/* A decimal number of seconds: digits with an optional fraction.  The
- * digits are summed as an integer and divided once, which rounds right
- * for any delay a site would write.  Over 1e9 s (30 years) is no delay
- * but garbage, and the bound keeps the caller's arithmetic safe. */
+/* A number of seconds as strtod reads it, exponent and "inf" included
+ * but not hexadecimal; a negative number or NaN is no delay.  A value
+ * above ROBOTS_MAX_DELAY is that: a site asking for years between two
+ * requests asks for more than any caller grants, and the bound keeps the
+ * caller's arithmetic safe. */
 static bool
 parse_delay(const char *s, size_t n, double *out)
 {
-	double mantissa = 0, scale = 1;
-	size_t i = 0, digits = 0;
-	for (; i < n && is_digit((unsigned char)s[i]); i++, digits++)
-		mantissa = mantissa * 10 + (s[i] - '0');
-	if (i < n && s[i] == '.') {
-		for (i++; i < n && is_digit((unsigned char)s[i]); i++, digits++) {
-			mantissa = mantissa * 10 + (s[i] - '0');
-			scale *= 10;
-		}
-	}
-	double v = mantissa / scale;
-	if (i != n || digits == 0 || !(v <= 1e9))
+	if (n == 0 || memchr(s, 'x', n) || memchr(s, 'X', n))
 		return false;
-	*out = v;
+	char *copy = wa_strndup(s, n), *end;
+	double v = strtod(copy, &end);
+	bool whole = *end == '\0';
+	free(copy);
+	if (!whole || !(v >= 0))
+		return false;
+	*out = v > ROBOTS_MAX_DELAY ? ROBOTS_MAX_DELAY : v;
 	return true;
 }
 
@@ -303,22 +303,50 @@ struct parse_state {
 	size_t scratch_cap;
 };
 
+/* Writes s[0..n) to out (6 * n + 2 bytes) with its percent-encoding
+ * normalised as url_norm_percent does and the '*' and '$' that stand for
+ * themselves written %2A and %24, the way RFC 9309 section 2.2.3 has a
+ * rule name them: so a rule's "%24" matches a path's "$" (and "%24").  In
+ * a rule, '*' is the wildcard and a final '$' the end anchor; in a path,
+ * every '*' and '$' is itself.  Returns the length written; *weight, if
+ * not NULL, gets the length before the escaping, which ranks rules. */
+static size_t
+norm_for_matching(const char *s, size_t n, char *out, bool rule, size_t *weight)
+{
+	char *tmp = out + 3 * n + 1;
+	size_t len = url_norm_percent(s, n, tmp), o = 0;
+	if (weight)
+		*weight = len;
+	for (size_t i = 0; i < len; i++) {
+		char c = tmp[i];
+		bool special = rule ? c == '$' && i + 1 < len : c == '*' || c == '$';
+		if (special) {
+			memcpy(out + o, c == '*' ? "%2A" : "%24", 3);
+			o += 3;
+		} else {
+			out[o++] = c;
+		}
+	}
+	out[o] = '\0';
+	return o;
+}
+
 static void
 add_group_rule(struct parse_state *ps, const char *v, size_t n, bool allow)
 {
 	/* An empty value is no rule: "Disallow:" allows everything. */
 	if (n == 0)
 		return;
-	if (ps->scratch_cap < 3 * n + 1) {
-		ps->scratch_cap = 3 * n + 1;
+	if (ps->scratch_cap < 6 * n + 2) {
+		ps->scratch_cap = 6 * n + 2;
 		free(ps->scratch);
 		ps->scratch = wa_malloc(ps->scratch_cap);
 	}
-	size_t len = url_norm_percent(v, n, ps->scratch);
+	size_t weight, len = norm_for_matching(v, n, ps->scratch, true, &weight);
 	if (ps->group_mine)
-		add_rule(&ps->mine, ps->scratch, len, allow);
+		add_rule(&ps->mine, ps->scratch, len, weight, allow);
 	if (ps->group_star)
-		add_rule(&ps->star, ps->scratch, len, allow);
+		add_rule(&ps->star, ps->scratch, len, weight, allow);
 }
 
 static void
@@ -347,8 +375,9 @@ parse_line(struct robots *r, struct parse_state *ps, const char *line, size_t n)
 	}
 	if (key == KEY_OTHER || !ps->seen_agent)
 		return;
-	ps->in_agent_lines = false;
 	if (key == KEY_CRAWL_DELAY) {
+		/* Not a rule of RFC 9309, so it does not end the user-agent
+		 * lines; it is the delay of the agents named so far. */
 		double d;
 		if (!parse_delay(v, vlen, &d))
 			return;
@@ -358,6 +387,7 @@ parse_line(struct robots *r, struct parse_state *ps, const char *line, size_t n)
 			ps->star.delay = d;
 		return;
 	}
+	ps->in_agent_lines = false;
 	add_group_rule(ps, v, vlen, key == KEY_ALLOW);
 }
 
@@ -410,7 +440,7 @@ robots_all(bool allow)
 	struct robots *r = wa_calloc(1, sizeof *r);
 	r->rules.delay = -1;
 	if (!allow)
-		add_rule(&r->rules, "/", 1, false);
+		add_rule(&r->rules, "/", 1, 1, false);
 	return r;
 }
 
@@ -422,8 +452,8 @@ robots_allowed(const struct robots *r, const char *path)
 		path = "/";
 		n = 1;
 	}
-	char *norm = wa_malloc(3 * n + 1);
-	n = url_norm_percent(path, n, norm);
+	char *norm = wa_malloc(6 * n + 2);
+	n = norm_for_matching(path, n, norm, false, NULL);
 	bool allowed = true;
 	if (strcmp(norm, "/robots.txt") != 0) {
 		for (size_t i = 0; i < r->rules.n; i++) {

@@ -9,9 +9,10 @@
  * "user agent", "dissallow", "dissalow", "disalow", "diasllow" and
  * "disallaw" are accepted (their meaning is plain), and so are
  * "crawldelay" and "site-map"; other spellings ("alow", "disallows") are
- * not.  A group is one or more user-agent lines followed by rules; blank,
- * sitemap and unknown lines do not end the user-agent lines, a rule or
- * Crawl-delay does; rules before the first user-agent line bind nobody.
+ * not.  A group is one or more user-agent lines followed by rules; only
+ * a rule (allow or disallow) ends the user-agent lines: blank, Sitemap,
+ * Crawl-delay and unknown lines do not, as in Google's parser and
+ * crawler-commons; rules before the first user-agent line bind nobody.
  *
  * Agents: a user-agent value and the agent given here both reduce to
  * their product token, the leading run of letters, '-' and '_'
@@ -27,21 +28,28 @@
  * otherwise a pattern need only match a prefix; patterns and paths compare
  * after normalising percent-encoding the way canonical URLs are (so
  * "/a%7e" and "/a~" are the same path, "%62" is "b" as sec. 2.2.2 asks,
- * "%2F" stays no '/', and UTF-8 in a pattern matches its %XX form); an
+ * "%2F" stays no '/', and UTF-8 in a pattern matches its %XX form); a
+ * "%2A" or "%24" in a pattern matches a literal '*' or '$' (sec. 2.2.3:
+ * "/path/foo-%24" matches "/path/foo-$"), as a '$' before the end does; an
  * empty Disallow or Allow is no rule; "/robots.txt" is always allowed,
  * even by robots_all(false); an empty path is "/".  Time is linear in
  * pattern and path for each rule, whatever the number of '*'.
  *
  * Crawl-delay and Sitemap are not in RFC 9309 but are widely used: the
- * delay of the chosen groups (the first valid one given: decimal seconds,
- * "2" or "0.5"), and every Sitemap line of the file whatever its group
- * (values holding control characters, which no URL has, left out). */
+ * delay of the chosen groups (the first valid one given for the agents
+ * named before it: seconds as strtod reads them, "2", "0.5" or "1e3",
+ * "inf" and anything above ROBOTS_MAX_DELAY made ROBOTS_MAX_DELAY; NaN,
+ * negative and hexadecimal values skipped), and every Sitemap line of the
+ * file whatever its group (values holding control characters, which no
+ * URL has, left out). */
 #ifndef WA_ROBOTS_H
 #define WA_ROBOTS_H
 #include <stdbool.h>
 #include <stddef.h>
 
 #define ROBOTS_MAX_BYTES (500 * 1024)
+/* The largest Crawl-delay, in seconds (30 years). */
+#define ROBOTS_MAX_DELAY 1e9
 
 struct robots;
 

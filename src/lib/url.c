@@ -2,12 +2,14 @@
  *
  * The work is split between us and libcurl.  We trim the input, cut the
  * fragment, tell the scheme and the authority apart, clean the host
- * (userinfo, percent-decoding, IDN, case, trailing dot) and the port,
+ * (userinfo, percent-decoding, IDN, case, trailing dot, the form of an
+ * IPv6 address) and the port,
  * normalise the percent-encoding of path and query and merge relative
- * references with their base; libcurl then checks the host, writes IP
- * addresses in their normal form and removes dot-segments.  libcurl never
+ * references with their base; libcurl then checks the host, writes IPv4
+ * addresses in dotted decimal and removes dot-segments.  libcurl never
  * sees a byte that needs encoding, so its own encoder (which writes a
  * space in a query as '+') never runs. */
+#include <arpa/inet.h>
 #include <curl/curl.h>
 #include <idn2.h>
 #include <libpsl.h>
@@ -181,6 +183,60 @@ url_norm_percent(const char *s, size_t n, char *out)
 	return (size_t)(d - out);
 }
 
+/* Replaces the host name (URL_BUFSIZE bytes) by its ASCII form after
+ * UTS #46 non-transitional processing, with IDNA2008's validity (libidn2:
+ * symbols and emoji are refused).  False if libidn2 refuses it. */
+static bool
+to_ascii(char *name, size_t *len)
+{
+	char *ace;
+	int rc = idn2_to_ascii_8z(name, &ace, IDN2_NONTRANSITIONAL | IDN2_NFC_INPUT);
+	if (rc == IDN2_MALLOC)
+		wa_die("out of memory");
+	if (rc != IDN2_OK)
+		return false;
+	size_t n = strlen(ace);
+	bool fits = n <= URL_MAX;
+	if (fits) {
+		memcpy(name, ace, n + 1);
+		*len = n;
+	}
+	idn2_free(ace);
+	return fits;
+}
+
+static bool
+has_a_label(const char *name)
+{
+	for (const char *p = name;; p++) {
+		if (strncmp(p, "xn--", 4) == 0)
+			return true;
+		if (!(p = strchr(p, '.')))
+			return false;
+	}
+}
+
+/* Whether the A-labels of the ASCII host name decode to U-labels that
+ * encode to them again: an A-label stands for its U-label, so one whose
+ * U-label would be refused (a symbol, a broken bidi rule, a code point
+ * that maps to another) or that is no Punycode at all is refused too. */
+static bool
+a_labels_valid(const char *name)
+{
+	char *u, buf[URL_BUFSIZE];
+	int rc = idn2_to_unicode_8z8z(name, &u, 0);
+	if (rc == IDN2_MALLOC)
+		wa_die("out of memory");
+	if (rc != IDN2_OK)
+		return false;
+	size_t n = strlen(u);
+	bool fits = n <= URL_MAX;
+	if (fits)
+		memcpy(buf, u, n + 1);
+	idn2_free(u);
+	return fits && to_ascii(buf, &n) && strcmp(buf, name) == 0;
+}
+
 /* Cleans the registered name h[0..n) into out: percent-decoded, lower
  * case, IDN labels to punycode, one trailing dot dropped. */
 static bool
@@ -205,21 +261,10 @@ reg_name(const char *h, size_t n, char *out, const char **why)
 	if (len && name[len - 1] == '.')
 		len--;
 	name[len] = '\0';
-	if (!ascii) {
-		char *ace;
-		int rc = idn2_to_ascii_8z(name, &ace, IDN2_NONTRANSITIONAL | IDN2_NFC_INPUT);
-		if (rc == IDN2_MALLOC)
-			wa_die("out of memory");
-		if (rc != IDN2_OK)
-			return fail(why, "bad host");
-		len = strlen(ace);
-		if (len > URL_MAX) {
-			idn2_free(ace);
-			return fail(why, "bad host");
-		}
-		memcpy(name, ace, len + 1);
-		idn2_free(ace);
-	}
+	if (!ascii && !to_ascii(name, &len))
+		return fail(why, "bad host");
+	if (has_a_label(name) && !a_labels_valid(name))
+		return fail(why, "bad host");
 	if (len == 0)
 		return fail(why, "bad host");
 	for (size_t i = 0; i < len; i++) {
@@ -245,16 +290,20 @@ authority(const char *a, size_t n, char *out, const char **why)
 	if (n == 0)
 		return fail(why, "no host");
 	if (a[0] == '[') {
-		/* An IP literal; libcurl checks and shortens it. */
+		/* An IPv6 address, in the one form inet_ntop gives it (no
+		 * zone, no IPvFuture: nothing a crawler can fetch). */
 		const char *close = memchr(a, ']', n);
-		if (!close || close == a + 1)
+		char text[INET6_ADDRSTRLEN];
+		unsigned char bin[16];
+		if (!close || (size_t)(close - a - 1) >= sizeof text)
 			return fail(why, "bad host");
-		for (const char *p = a + 1; p < close; p++)
-			if (!is_hex(*p) && *p != ':' && *p != '.')
-				return fail(why, "bad host");
+		memcpy(text, a + 1, (size_t)(close - a - 1));
+		text[close - a - 1] = '\0';
+		if (inet_pton(AF_INET6, text, bin) != 1 ||
+		    !inet_ntop(AF_INET6, bin, text, sizeof text))
+			return fail(why, "bad host");
 		host_end = close + 1;
-		for (const char *p = a; p < host_end; p++)
-			*out++ = (char)lower(*p);
+		out += sprintf(out, "[%s]", text);
 	} else {
 		host_end = memchr(a, ':', n);
 		if (!host_end)
@@ -300,17 +349,20 @@ is_ipv4(const char *h, size_t n)
 	return labels == 4;
 }
 
-/* A host whose last label is a number must be an IPv4 address, which
- * libcurl has written in dotted decimal by now: no top-level domain is
- * numeric. */
+/* A host whose last label is a number, decimal, octal or hexadecimal
+ * ("0x" and hexadecimal digits), must be an IPv4 address, as the WHATWG
+ * URL standard's host parser has it ("ends in a number"); libcurl has
+ * written such an address in dotted decimal by now, and a host it could
+ * not read as one is refused: no top-level domain is numeric. */
 static bool
 numeric_host_ok(const char *h, size_t n)
 {
-	const char *last = h + n;
+	const char *last = h + n, *p;
 	while (last > h && last[-1] != '.')
 		last--;
-	for (const char *p = last; p < h + n; p++)
-		if (!is_digit(*p))
+	bool hex = h + n - last >= 2 && last[0] == '0' && last[1] == 'x';
+	for (p = hex ? last + 2 : last; p < h + n; p++)
+		if (hex ? !is_hex(*p) : !is_digit(*p))
 			return true;
 	return is_ipv4(h, n);
 }
@@ -440,6 +492,9 @@ already_canonical(const char *s)
 	bool number = true;
 	for (;; p++) {
 		char c = *p;
+		/* An A-label must be checked (reg_name). */
+		if (p == label && strncmp(p, "xn--", 4) == 0)
+			return false;
 		if ((c >= 'a' && c <= 'z') || c == '-')
 			number = false;
 		else if (c == '.' && p > label) {

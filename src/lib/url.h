@@ -5,11 +5,17 @@
  *   - scheme and host in lower case; no userinfo (credentials never enter
  *     a stream); no fragment; no default port (80 for http, 443 for https);
  *   - the host percent-decoded, IDN labels in punycode (UTS #46
- *     non-transitional, so "fass.de" and "faß.de" stay apart), one
- *     trailing dot removed; a host must be made of a-z 0-9 - . _ ~ with no
- *     empty label; IPv4 in dotted decimal ("0x7f.1" is 127.0.0.1), and a
- *     host ending in a numeric label that is no IPv4 address refused;
- *     IPv6 in lower case and brackets, shortened as libcurl does;
+ *     non-transitional mapping, so "fass.de" and "faß.de" stay apart,
+ *     with IDNA2008's validity as libidn2 checks it: symbols refused), one
+ *     trailing dot removed; an A-label ("xn--") must decode to a U-label
+ *     that encodes to it again; a host must be made of a-z 0-9 - . _ ~
+ *     with no empty label; IPv4 in dotted decimal ("0x7f.1" and
+ *     "0177.0.0.1" are 127.0.0.1), and a host whose last label is a
+ *     decimal, octal or hexadecimal number but that is no IPv4 address
+ *     refused; IPv6 in brackets as inet_ntop writes it, which is RFC
+ *     5952's form (lower case, no leading zeros, the longest run of zero
+ *     fields as "::") with the IPv4-mapped and IPv4-compatible addresses
+ *     in mixed notation ("[::ffff:1.2.3.4]", "[::127.0.0.1]"), no zone;
  *   - dot-segments removed (a %2E counts as a dot), the empty path as "/",
  *     the empty query ("?" alone) dropped;
  *   - in path and query, a %XX of an unreserved character (A-Z a-z 0-9

@@ -44,10 +44,10 @@ test_netaddr(void)
 	    "192.169.0.1", "198.17.255.255", "198.20.0.0", "223.255.255.255",
 	    "93.184.216.34" };
 	static const char *blocked6[] = { "::", "::1", "fc00::1", "fd12:3456::1",
-	    "fe80::1", "febf::1", "ff02::1", "::ffff:127.0.0.1", "::ffff:10.0.0.1",
+	    "fe80::1", "febf::1", "fec0::1", "ff02::1", "::ffff:127.0.0.1", "::ffff:10.0.0.1",
 	    "64:ff9b::192.168.0.1" };
 	static const char *public6s[] = { "2001:4860:4860::8888", "2606:4700::1111",
-	    "fec0::1", "::ffff:8.8.8.8", "64:ff9b::8.8.8.8" };
+	    "::ffff:8.8.8.8", "64:ff9b::8.8.8.8" };
 
 	for (size_t i = 0; i < sizeof blocked4 / sizeof *blocked4; i++)
 		ok(!public4(blocked4[i]), "%s is not public", blocked4[i]);

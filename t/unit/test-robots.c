@@ -339,9 +339,9 @@ static const struct verdict_case verdicts[] = {
 	{ "User-agents: *\nDisallow: /x\n", "wa-fetch", "/x", true, "user-agents is no key" },
 	/* what ends a run of user-agent lines */
 	{ "User-agent: a\nCrawl-delay: 5\nUser-agent: b\nDisallow: /\n",
-	  "a", "/x", true, "a crawl-delay line ends the user-agent lines" },
+	  "a", "/x", false, "a crawl-delay line does not end the user-agent lines" },
 	{ "User-agent: a\nCrawl-delay: 5\nUser-agent: b\nDisallow: /\n",
-	  "b", "/x", false, "the group after the crawl-delay" },
+	  "b", "/x", false, "the user-agent line after the crawl-delay joins the group" },
 	{ "User-agent: a\nSitemap: http://s.test/s.xml\nUser-agent: b\nDisallow: /\n",
 	  "a", "/x", false, "a sitemap line does not end the user-agent lines" },
 	{ "User-agent: a\nFoo: bar\nUser-agent: b\nDisallow: /\n",
@@ -519,7 +519,7 @@ check_crawl_delay(void)
 		{ "User-agent: *\nCrawl-delay: abc\nCrawl-delay: 4\n", "wa-fetch", 4,
 		  "a bad value is skipped" },
 		{ "User-agent: *\nCrawl-delay: -1\n", "wa-fetch", -1, "negative: ignored" },
-		{ "User-agent: *\nCrawl-delay: 1e3\n", "wa-fetch", -1, "exponent: ignored" },
+		{ "User-agent: *\nCrawl-delay: 1e3\n", "wa-fetch", 1000, "exponent" },
 		{ "User-agent: *\nCrawl-delay: 5s\n", "wa-fetch", -1, "unit suffix: ignored" },
 		{ "User-agent: *\nCrawl-delay: .5\n", "wa-fetch", 0.5, "leading point" },
 		{ "User-agent: *\nCrawl-delay: 5.\n", "wa-fetch", 5, "trailing point" },
@@ -529,8 +529,8 @@ check_crawl_delay(void)
 		  "blanks and comment" },
 		{ "User-agent: *\nCRAWL-DELAY: 8\n", "wa-fetch", 8, "key case" },
 		{ "User-agent: *\ncrawldelay: 6\n", "wa-fetch", 6, "crawldelay" },
-		{ "User-agent: *\nCrawl-delay: 99999999999999999999\n", "wa-fetch", -1,
-		  "absurdly large: ignored" },
+		{ "User-agent: *\nCrawl-delay: 99999999999999999999\n", "wa-fetch", 1e9,
+		  "absurdly large: the maximum" },
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		struct robots *r = parse(cases[i].body, cases[i].agent);
