@@ -48,7 +48,7 @@ static const char usage[] =
     "  -L N            follow up to N redirects (0: log them, do not follow)\n"
     "  -A AGENT        User-Agent (wa-fetch/VERSION; --contact URL adds (+URL))\n"
     "  --robots-agent TOKEN      robots.txt product token (default: from AGENT)\n"
-    "  --allow-private (loopback, private, link-local)  --insecure (no TLS checks)\n"
+    "  --allow-private (every address not public)  --insecure (no TLS checks)\n"
     "  --allow-net CIDR          also allow the non-public addresses of CIDR\n"
     "  --resolve HOST:PORT:ADDR  connect to ADDR for HOST:PORT (repeatable)\n"
     "  --max-size SIZE           cap on a body, encoded or decoded (10M)\n"
