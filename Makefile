@@ -38,7 +38,7 @@ PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 
 CFLAGS   += $(CSTD) $(OPT) $(WARN) $(HARDEN) $(PKG_CFLAGS) -Isrc/lib -DWA_VERSION='"$(VERSION)"' -MMD -MP
 LDFLAGS  += $(LDHARDEN)
-LDLIBS   += $(PKG_LIBS) -lm -lpthread
+LDLIBS   += $(PKG_LIBS) -lunistring -lm -lpthread
 
 LIB_SRC   = $(wildcard src/lib/*.c)
 LIB_OBJ   = $(LIB_SRC:src/lib/%.c=$(BUILD)/lib/%.o)

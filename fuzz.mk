@@ -33,7 +33,7 @@ $(FUZZ_LIB): $(FUZZ_LIB_OBJ)
 	rm -f $@ && ar rcs $@ $^
 $(FUZZ_BUILD)/%: fuzz/%.c $(FUZZ_LIB)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) $(WARN) -Ifuzz -fsanitize=fuzzer $(FUZZ_SAN) -o $@ $< \
-	    $(FUZZ_LIB) $(PKG_LIBS) -lm -lpthread
+	    $(FUZZ_LIB) $(PKG_LIBS) -lunistring -lm -lpthread
 
 -include $(FUZZ_LIB_OBJ:.o=.d) $(FUZZ_BINS:=.d)
 

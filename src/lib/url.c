@@ -12,6 +12,8 @@
 #include <arpa/inet.h>
 #include <curl/curl.h>
 #include <idn2.h>
+#include <unictype.h>
+#include <unistr.h>
 #include <libpsl.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -216,10 +218,64 @@ has_a_label(const char *name)
 	}
 }
 
+/* The bidi rule of RFC 5893 sec. 2 for the label s[0..n). */
+static bool
+bidi_label_valid(const uint8_t *s, size_t n)
+{
+	ucs4_t c;
+	int len = u8_mbtouc(&c, s, n), first = uc_bidi_class(c), last = first;
+	bool rtl = first == UC_BIDI_R || first == UC_BIDI_AL, en = false, an = false;
+	if (!rtl && first != UC_BIDI_L)
+		return false;
+	for (size_t i = 0; i < n; i += (size_t)len) {
+		len = u8_mbtouc(&c, s + i, n - i);
+		int k = uc_bidi_class(c);
+		en |= k == UC_BIDI_EN;
+		an |= k == UC_BIDI_AN;
+		bool common = k == UC_BIDI_EN || k == UC_BIDI_ES || k == UC_BIDI_CS ||
+		    k == UC_BIDI_ET || k == UC_BIDI_ON || k == UC_BIDI_BN || k == UC_BIDI_NSM;
+		bool allowed = common || (rtl ? k == UC_BIDI_R || k == UC_BIDI_AL ||
+		    k == UC_BIDI_AN : k == UC_BIDI_L);
+		if (!allowed)
+			return false;
+		if (k != UC_BIDI_NSM)
+			last = k;
+	}
+	if (rtl)
+		return !(en && an) && (last == UC_BIDI_R || last == UC_BIDI_AL ||
+		    last == UC_BIDI_EN || last == UC_BIDI_AN);
+	return last == UC_BIDI_L || last == UC_BIDI_EN;
+}
+
+/* UTS #46 checks the bidi rule in every label of a name that has a
+ * right-to-left character anywhere; libidn2 checks it only in the labels
+ * that have one, which would let "0a.\u05d0" through. */
+static bool
+bidi_name_valid(const char *name)
+{
+	const uint8_t *s = (const uint8_t *)name;
+	size_t n = strlen(name);
+	bool bidi = false;
+	ucs4_t c;
+	for (size_t i = 0; i < n && !bidi; i += (size_t)u8_mbtouc(&c, s + i, n - i)) {
+		u8_mbtouc(&c, s + i, n - i);
+		int k = uc_bidi_class(c);
+		bidi = k == UC_BIDI_R || k == UC_BIDI_AL || k == UC_BIDI_AN;
+	}
+	for (size_t i = 0; bidi && i < n;) {
+		size_t label = strcspn(name + i, ".");
+		if (!bidi_label_valid(s + i, label))
+			return false;
+		i += label + 1;
+	}
+	return true;
+}
+
 /* Whether the A-labels of the ASCII host name decode to U-labels that
  * encode to them again: an A-label stands for its U-label, so one whose
  * U-label would be refused (a symbol, a broken bidi rule, a code point
- * that maps to another) or that is no Punycode at all is refused too. */
+ * that maps to another) or that is no Punycode at all is refused too;
+ * and so is a name that breaks the bidi rule across its labels. */
 static bool
 a_labels_valid(const char *name)
 {
@@ -234,7 +290,7 @@ a_labels_valid(const char *name)
 	if (fits)
 		memcpy(buf, u, n + 1);
 	idn2_free(u);
-	return fits && to_ascii(buf, &n) && strcmp(buf, name) == 0;
+	return fits && bidi_name_valid(buf) && to_ascii(buf, &n) && strcmp(buf, name) == 0;
 }
 
 /* Cleans the registered name h[0..n) into out: percent-decoded, lower
