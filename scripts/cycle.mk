@@ -110,17 +110,19 @@ $(C)/.settings-%: | $(C)
 .PHONY: cycle plan fetch extract history graph rank lambda state next report settings
 
 # The settings, checked before a cycle starts (wa-cycle(1)) by the tools
-# that take them, run on empty inputs in a directory of their own.
+# that take them, run on empty inputs in a directory of their own; the
+# tools that take no setting but their _FLAGS only when these are set.
 settings:
 	$(if $(filter-out importance uniform,$(USEFULNESS)),$(error USEFULNESS is importance or uniform, not '$(USEFULNESS)'))
 	d=$$(mktemp -d) && trap 'rm -rf "$$d"' EXIT && \
 	$(SCHEDULE) --ahead $(T) $(foreach o,$(OVERRIDES),--overrides '$(o)') </dev/null >/dev/null && \
 	$(call tool,fetch) -q $(FETCH_OPTS) -o "$$d/check.warc.gz" </dev/null >/dev/null && \
-	$(call tool,extract) -q $(EXTRACT_OPTS) </dev/null >/dev/null && \
-	$(call tool,linkmat) -q $(LINKMAT_FLAGS) -o "$$d/graph" </dev/null && \
-	$(call tool,pagerank) -q $(RANK_OPTS) -o "$$d/importance" "$$d/graph" && \
-	$(call tool,invrank) -q $(RANK_FLAGS) -o "$$d/usefulness" "$$d/graph" && \
-	$(call tool,lambda) -q $(LAMBDA_FLAGS) </dev/null >/dev/null && \
+	$(if $(strip $(EXTRACT_OPTS)),$(call tool,extract) -q $(EXTRACT_OPTS) </dev/null >/dev/null &&) \
+	$(if $(strip $(LINKMAT_FLAGS) $(RANK_OPTS)), \
+		$(call tool,linkmat) -q $(LINKMAT_FLAGS) -o "$$d/graph" </dev/null && \
+		$(call tool,pagerank) -q $(RANK_OPTS) -o "$$d/importance" "$$d/graph" && \
+		$(call tool,invrank) -q $(RANK_FLAGS) -o "$$d/usefulness" "$$d/graph" &&) \
+	$(if $(strip $(LAMBDA_FLAGS)),$(call tool,lambda) -q $(LAMBDA_FLAGS) </dev/null >/dev/null &&) \
 	{ awk -v scope='$(SCOPE)' 'BEGIN { if ("" ~ scope) exit 0 }' 2>/dev/null || \
 		{ echo "SCOPE: '$(SCOPE)' is not an extended regular expression of awk" >&2; exit 1; }; }
 
