@@ -80,9 +80,10 @@ SUCCESS = ^(2[0-9][0-9]|3[0-9][0-9])$$
 # record of them, cycle-N/.settings-STEP, is rewritten when a run's
 # settings differ from it, which makes the step, and those after it, out
 # of date: a cycle run again with other settings (after a failure, say)
-# redoes what they change.  A record that is missing is taken to be of
-# the current settings (it is made with the oldest time), so that no step
-# is redone for it.  The check of the settings records nothing.
+# redoes what they change.  A record is made when its step is first
+# reached, with the oldest time: a step found done without one (in a cycle
+# begun before these records) is taken to have used the current settings.
+# The check of the settings records nothing.
 SETTINGS_plan = $(if $(PREV),$(SCHEDULE))
 SETTINGS_fetch = $(FETCH_OPTS)
 SETTINGS_extract = $(EXTRACT_OPTS)
@@ -99,9 +100,7 @@ record = f='$(C)/.settings-$(1)'; \
 	if [ ! -e "$$f" ]; then touch -d @0 "$$f.new" && mv "$$f.new" "$$f"; \
 	elif cmp -s "$$f.new" "$$f"; then rm -f "$$f.new"; else mv "$$f.new" "$$f"; fi
 ifneq ($(MAKECMDGOALS),settings)
-ifneq ($(wildcard $(C)/.),)
-$(foreach s,$(STEPS),$(shell $(call record,$(s))))
-endif
+$(foreach s,$(STEPS),$(if $(wildcard $(C)/.settings-$(s)),$(shell $(call record,$(s)))))
 endif
 $(C)/.settings-%: | $(C)
 	@$(call record,$*)
