@@ -57,8 +57,10 @@ FETCH_OPTS = -w $(WAIT) -r $(CONNECTIONS) -c $(PER_CONNECTION) \
 	$(if $(USER_AGENT),-A '$(subst ','\'',$(USER_AGENT))') \
 	$(if $(ROBOTS_AGENT),--robots-agent '$(ROBOTS_AGENT)') \
 	$(if $(CONTACT),--contact '$(CONTACT)') \
-	$(foreach r,$(RESOLVE),--resolve $(r)) $(FETCH_FLAGS) \
-	$(if $(PREV),-p $(P)/fetched.tsv)
+	$(foreach r,$(RESOLVE),--resolve $(r)) $(FETCH_FLAGS)
+EXTRACT_OPTS = $(if $(ROBOTS_AGENT),--robots-agent '$(ROBOTS_AGENT)') $(EXTRACT_FLAGS)
+RANK_OPTS = $(RANK_FLAGS) $(if $(SUBSCRIPTIONS),--subscriptions '$(SUBSCRIPTIONS)' \
+	--subscription-weight $(SUBSCRIPTION_WEIGHT))
 
 TAB := $(shell printf '\t')
 
@@ -74,8 +76,54 @@ CLOCK := $(shell expr '$(NOW)' : '[0-9][0-9]*$$' >/dev/null && echo '$(NOW)' || 
 NOT_TRIED = ^(interrupted|crawl-delay|retry-after)$$
 SUCCESS = ^(2[0-9][0-9]|3[0-9][0-9])$$
 
+# The settings each step uses, as its command lines take them.  A step's
+# record of them, cycle-N/.settings-STEP, is rewritten when a run's
+# settings differ from it, which makes the step, and those after it, out
+# of date: a cycle run again with other settings (after a failure, say)
+# redoes what they change.  A record is made when its step is first
+# reached, with the oldest time: a step found done without one (in a cycle
+# begun before these records) is taken to have used the current settings.
+# The check of the settings records nothing.
+SETTINGS_plan = $(if $(PREV),$(SCHEDULE))
+SETTINGS_fetch = $(FETCH_OPTS)
+SETTINGS_extract = $(EXTRACT_OPTS)
+SETTINGS_history = $(NOW)
+SETTINGS_graph = $(LINKMAT_FLAGS)
+SETTINGS_rank = $(RANK_OPTS) $(USEFULNESS)
+SETTINGS_lambda = $(LAMBDA_FLAGS)
+SETTINGS_next = $(SCHEDULE) $(T) $(SCOPE) $(OVERRIDES)
+SETTINGS_report = $(USEFULNESS)
+STEPS = plan fetch extract history graph rank lambda next report
+settings_of = $(1): $(strip $(SETTINGS_$(1)))
+record = f='$(C)/.settings-$(1)'; \
+	printf '%s\n' '$(subst ','\'',$(call settings_of,$(1)))' >"$$f.new" && \
+	if [ ! -e "$$f" ]; then touch -d @0 "$$f.new" && mv "$$f.new" "$$f"; \
+	elif cmp -s "$$f.new" "$$f"; then rm -f "$$f.new"; else mv "$$f.new" "$$f"; fi
+ifneq ($(MAKECMDGOALS),settings)
+$(foreach s,$(STEPS),$(if $(wildcard $(C)/.settings-$(s)),$(shell $(call record,$(s)))))
+endif
+$(C)/.settings-%: | $(C)
+	@$(call record,$*)
+
 .DELETE_ON_ERROR:
-.PHONY: cycle plan fetch extract history graph rank lambda state next report
+.PHONY: cycle plan fetch extract history graph rank lambda state next report settings
+
+# The settings, checked before a cycle starts (wa-cycle(1)) by the tools
+# that take them, run on empty inputs in a directory of their own; the
+# tools that take no setting but their _FLAGS only when these are set.
+settings:
+	$(if $(filter-out importance uniform,$(USEFULNESS)),$(error USEFULNESS is importance or uniform, not '$(USEFULNESS)'))
+	d=$$(mktemp -d) && trap 'rm -rf "$$d"' EXIT && \
+	$(SCHEDULE) --ahead $(T) $(foreach o,$(OVERRIDES),--overrides '$(o)') </dev/null >/dev/null && \
+	$(call tool,fetch) -q $(FETCH_OPTS) -o "$$d/check.warc.gz" </dev/null >/dev/null && \
+	$(if $(strip $(EXTRACT_OPTS)),$(call tool,extract) -q $(EXTRACT_OPTS) </dev/null >/dev/null &&) \
+	$(if $(strip $(LINKMAT_FLAGS) $(RANK_OPTS)), \
+		$(call tool,linkmat) -q $(LINKMAT_FLAGS) -o "$$d/graph" </dev/null && \
+		$(call tool,pagerank) -q $(RANK_OPTS) -o "$$d/importance" "$$d/graph" && \
+		$(call tool,invrank) -q $(RANK_FLAGS) -o "$$d/usefulness" "$$d/graph" &&) \
+	$(if $(strip $(LAMBDA_FLAGS)),$(call tool,lambda) -q $(LAMBDA_FLAGS) </dev/null >/dev/null &&) \
+	{ awk -v scope='$(SCOPE)' 'BEGIN { if ("" ~ scope) exit 0 }' 2>/dev/null || \
+		{ echo "SCOPE: '$(SCOPE)' is not an extended regular expression of awk" >&2; exit 1; }; }
 
 # The steps, by name, as wa-cycle(1) runs them one by one.
 # A run killed by SIGKILL may leave the temporary files of the tools
@@ -103,9 +151,13 @@ $(C):
 # (reason seed, priority 0).  It is the last cycle's next.tsv when the
 # cycle starts T after it; cycles closer together fetch no page read less
 # than T ago.  The seeds file is order-only: editing it during a cycle
-# does not restart the cycle.
-$(C)/plan.tsv: | $(STATE)/seeds.tsv $(C)
-	$(call tool,url) -q '$(STATE)/seeds.tsv' >'$@.url'
+# does not restart the cycle.  Its lines may end in CR LF, as a file
+# written on Windows does: the CR is no part of a URL (the URL Standard
+# strips it), and wa-url's messages name the seeds file.
+$(C)/plan.tsv: $(C)/.settings-plan | $(STATE)/seeds.tsv $(C)
+	sed 's/\r$$//' '$(STATE)/seeds.tsv' | $(call tool,url) -q - >'$@.url' 2>'$@.err'; \
+		s=$$?; sed 's|^\(wa-url: \)stdin:|\1$(STATE)/seeds.tsv:|' '$@.err' >&2; \
+		rm -f '$@.err'; exit $$s
 ifeq ($(PREV),)
 	awk -F '$(TAB)' -v OFS='$(TAB)' '!seen[$$1]++ { u[++n] = $$1 } \
 		END { for (i = 1; i <= n; i++) print u[i], "seed", n - i + 1, "-" }' \
@@ -126,13 +178,14 @@ endif
 
 # The WARC file is renamed by wa-fetch when complete, the log after it:
 # a fetch killed before its log is renamed is run again from the start.
-$(C)/fetch.log: $(C)/plan.tsv
+$(C)/fetch.log: $(C)/plan.tsv $(C)/.settings-fetch
 	rm -f '$(C)'/crawl*.warc.gz
-	$(call tool,fetch) $(FETCH_OPTS) -o '$(C)/crawl.warc.gz' '$<' >'$@.tmp'
+	$(call tool,fetch) $(FETCH_OPTS) $(if $(PREV),-p $(P)/fetched.tsv) \
+		-o '$(C)/crawl.warc.gz' '$<' >'$@.tmp'
 	mv '$@.tmp' '$@'
 
-$(C)/links.tsv: $(C)/fetch.log
-	$(call tool,extract) -q $(if $(ROBOTS_AGENT),--robots-agent '$(ROBOTS_AGENT)') $(EXTRACT_FLAGS) -p '$(C)/pages.tmp' \
+$(C)/links.tsv: $(C)/fetch.log $(C)/.settings-extract
+	$(call tool,extract) -q $(EXTRACT_OPTS) -p '$(C)/pages.tmp' \
 		'$(C)'/crawl*.warc.gz >'$@.tmp'
 	mv '$(C)/pages.tmp' '$(C)/pages.tsv'
 	mv '$@.tmp' '$@'
@@ -142,7 +195,7 @@ $(C)/links.tsv: $(C)/fetch.log
 # 2xx or 304 row of every URL (the validators of the next fetch, -p),
 # access.tsv the time of every URL's last attempt and failures.tsv the
 # URLs whose last attempts failed, with how many in a row.
-$(C)/history.tsv: $(C)/links.tsv
+$(C)/history.tsv: $(C)/links.tsv $(C)/.settings-history
 	awk -F '$(TAB)' -v OFS='$(TAB)' '$$3 ~ /^(2[0-9][0-9]|304)$$/ \
 		{ print $$1, $$2, $$9, $$7 }' '$(C)/fetch.log' | \
 		sort -t '$(TAB)' -k1,1 -k2,2n >'$@.obs'
@@ -178,7 +231,7 @@ $(C)/history.tsv: $(C)/links.tsv
 	mv '$@.tmp' '$@'
 
 # wa-linkmat replaces the graph directory atomically.
-$(C)/graph: $(C)/history.tsv
+$(C)/graph: $(C)/history.tsv $(C)/.settings-graph
 	$(call tool,linkmat) -q $(LINKMAT_FLAGS) $(if $(PREV),-u '$(P)/graph') \
 		-p '$(C)/pages.tsv' -o '$@' '$(C)/links.tsv'
 
@@ -187,22 +240,20 @@ $(C)/graph: $(C)/history.tsv
 # USEFULNESS=uniform): two runs take the time of wa-pagerank -U, which
 # computes PR' after the importance in one process (wa-pagerank(1)).  With no XML page the usefulness is empty and
 # the schedule weighs HTML pages by importance.  -v puts the residual of
-# every iteration in rank.log.
-$(C)/importance.tsv: $(C)/graph
+# every iteration in rank.log; a run that fails shows its messages too.
+$(C)/importance.tsv: $(C)/graph $(C)/.settings-rank
 	$(if $(filter-out importance uniform,$(USEFULNESS)),$(error USEFULNESS is importance or uniform, not '$(USEFULNESS)'))
-	$(call tool,pagerank) -v $(RANK_FLAGS) \
+	$(call tool,pagerank) -v $(RANK_OPTS) \
 		$(if $(PREV),--init '$(P)/importance.tsv') \
-		$(if $(SUBSCRIPTIONS),--subscriptions '$(SUBSCRIPTIONS)' \
-			--subscription-weight $(SUBSCRIPTION_WEIGHT)) \
-		-o '$@.tmp' '$<' 2>'$(C)/rank.tmp'
+		-o '$@.tmp' '$<' 2>'$(C)/rank.tmp' || { cat '$(C)/rank.tmp' >&2; exit 1; }
 	$(call tool,invrank) -v $(RANK_FLAGS) \
 		$(if $(filter importance,$(USEFULNESS)),-i '$@.tmp') \
-		-o '$(C)/usefulness.tmp' '$<' 2>>'$(C)/rank.tmp'
+		-o '$(C)/usefulness.tmp' '$<' 2>>'$(C)/rank.tmp' || { cat '$(C)/rank.tmp' >&2; exit 1; }
 	mv '$(C)/rank.tmp' '$(C)/rank.log'
 	mv '$(C)/usefulness.tmp' '$(C)/usefulness.tsv'
 	mv '$@.tmp' '$@'
 
-$(C)/lambda.tsv: $(C)/history.tsv
+$(C)/lambda.tsv: $(C)/history.tsv $(C)/.settings-lambda
 	$(call tool,lambda) -q $(LAMBDA_FLAGS) -o '$@' '$<'
 
 # The page state (wa-formats(5)), without categories: every node of the
@@ -221,7 +272,7 @@ $(C)/state.tsv: $(C)/importance.tsv $(C)/lambda.tsv
 # OVERRIDES win over those; the next cycle's plan.tsv uses them again.
 # next.tsv is the plan of the next cycle if it starts T after this one
 # (--ahead): right after a fetch no page is due.
-$(C)/next.tsv: $(C)/state.tsv
+$(C)/next.tsv: $(C)/state.tsv $(C)/.settings-next
 	awk -F '$(TAB)' -v OFS='$(TAB)' -v scope='$(SCOPE)' \
 		'scope != "" && $$1 !~ scope { print $$1, "never", "-" }' '$<' | \
 		cat $(OVERRIDES) - | sort -s -t '$(TAB)' -k1,1 | \
@@ -234,7 +285,7 @@ $(C)/next.tsv: $(C)/state.tsv
 
 # The report: what the fetch found, the top pages, the rank residuals and
 # the plan's summary.
-$(C)/report.txt: $(C)/next.tsv
+$(C)/report.txt: $(C)/next.tsv $(C)/.settings-report
 	{ \
 	echo "cycle $(N)"; \
 	awk -F '$(TAB)' '$$2 != "-" { f++ } \

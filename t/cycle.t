@@ -210,10 +210,13 @@ rm -r "$e/cycle-1" && echo >"$e/cycle-1"
 exits 10 "a cycle directory that cannot be made: status 10" cycle "$e" --now $now1
 e=$tmp/e2
 cp -a "$b0" "$e"
-exits 18 "a failing wa-schedule: step next fails (status 18)" \
+exits 2 "a bad setting is refused before any step (status 2)" \
 	wa-cycle --now $now1 "$e" $vars "$scope" "$resolve" G=-1
+mkdir "$e/cycle-1/next.tsv.tmp"
+exits 18 "a failing wa-schedule: step next fails (status 18)" cycle "$e" --now $now1
 like "$(cat "$tmp/stderr")" "step next failed" "the message names it"
 is "$([ -e "$e/current" ] || echo no)" no "and the cycle is not complete"
+rmdir "$e/cycle-1/next.tsv.tmp"
 ok "with the cause fixed, the cycle resumes at that step" cycle "$e" --now $now1
 same_cycle "$e/cycle-1" "and ends with the files of the uninterrupted cycle"
 exits 2 "no state directory: usage error" wa-cycle

@@ -192,7 +192,7 @@ exits 11 "a host that cannot be reached: step fetch fails (status 11)" \
 	wa-dist --sshloginfile "$tmp/hosts-bad" --workdir "$remote" --now $now1 "$e" $vars "$rank" "$scope" "$resolve"
 like "$(head -1 "$tmp/stderr")" "step fetch failed \(status 11\): part 1 on host 'ssh -F [^ ]* $(t_addr 3)': ssh failed" \
 	"the message names the step, the part and the host"
-is "$(ls -A "$e/cycle-1" | grep -v -e '^plan.tsv$' -e '^log$' -e '^partition.tsv$')" "" \
+is "$(ls -A "$e/cycle-1" | grep -v -e '^plan.tsv$' -e '^log$' -e '^partition.tsv$' -e '^[.]settings-plan$')" "" \
 	"the cycle has its plan and log, and no fetch log, WARC or temporary file"
 is "$([ -e "$e/current" ] || echo no)" no "and is not complete"
 exits 11 "hosts without the wa tools: step fetch fails (status 11)" \
@@ -201,7 +201,7 @@ exits 11 "hosts without the wa tools: step fetch fails (status 11)" \
 like "$(head -1 "$tmp/stderr")" "step fetch failed \(status 11\): part [01] on host 'ssh -F [^ ]* $t_net[.][12]': exit 11" \
 	"the message names the part and the host"
 like "$(cat "$e/cycle-1/log")" "$tmp/nowhere/wa-fetch: (No such file|not found)" "and the log has the host's reason"
-is "$(ls -A "$e/cycle-1" | grep -v -e '^plan.tsv$' -e '^log$' -e '^partition.tsv$')" "" \
+is "$(ls -A "$e/cycle-1" | grep -v -e '^plan.tsv$' -e '^log$' -e '^partition.tsv$' -e '^[.]settings-plan$')" "" \
 	"and the cycle has no fetch log, WARC or temporary file"
 is "$(ls -A "$remote" 2>/dev/null)" "" "the hosts' working directories are removed"
 

@@ -89,9 +89,7 @@ cp -R "$s" "$tmp/pristine"
 
 o=$tmp/out
 ok "wa-plot draws the two cycles" wa-plot -q -s 640x480 -o "$o" "$s"
-is "$(cat "$tmp/stdout")" "$(printf '%s\n' "$o/importance.png" "$o/convergence.png" \
-	"$o/refresh.png" "$o/fetch-rate.png")" "it prints the paths of the four plots"
-is "$(cat "$tmp/stderr")" "" "-q: nothing on standard error"
+is "$(cat "$tmp/stdout" "$tmp/stderr")" "" "-q: nothing on standard output or error"
 
 # Cycle 1 in request time order: a (1000), d (1001), then b and f
 # (1002) in log order; f has no importance.  Cycle 2: b, a, c, d.
@@ -157,7 +155,8 @@ is "$(ls -A "$o" | tr '\n' ' ')" "convergence.png convergence.tsv fetch-rate.png
 	"nothing else in the output directory"
 
 ok "the default directory is STATE/plots" wa-plot "$s"
-is "$(head -1 "$tmp/stdout")" "$s/plots/importance.png" "an absolute path"
+is "$(cat "$tmp/stdout")" "$(printf '%s\n' "$s/plots/importance.png" "$s/plots/convergence.png" \
+	"$s/plots/refresh.png" "$s/plots/fetch-rate.png")" "without -q the absolute paths of the four plots"
 like "$(cat "$tmp/stderr")" '^wa-plot: cycles 1 2: 8 pages fetched, 5 rank iterations, 6 refresh periods' \
 	"without -q a summary on standard error"
 ok "the default size is 800x600" png_ok "$s/plots/refresh.png" 800 600
