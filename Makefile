@@ -129,7 +129,7 @@ install: all
 	    $(DESTDIR)$(PREFIX)/share/man/man5 $(DESTDIR)$(PREFIX)/share/man/man7
 	install -m 755 $(TOOLS) $(SCRIPTS) $(DESTDIR)$(PREFIX)/bin
 	install -d $(DESTDIR)$(PREFIX)/share/wa
-	install -m 644 scripts/cycle.mk $(DESTDIR)$(PREFIX)/share/wa
+	install -m 644 scripts/cycle.mk scripts/cycle-lib.sh $(DESTDIR)$(PREFIX)/share/wa
 	for m in $(INSTALL_MANS); do \
 	    s=$${m##*.}; install -m 644 $$m $(DESTDIR)$(PREFIX)/share/man/man$$s; done
 

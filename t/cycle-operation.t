@@ -91,6 +91,10 @@ for sh in sh dash bash; do
 	exits 1 "$sh: a lock file that cannot be opened: status 1" $sh "$ROOT/scripts/wa-cycle" "$l"
 	like "$(cat "$tmp/stderr")" "$l/lock: cannot open the lock file: Is a directory" "  and says why"
 done
+# wa-dist opens its lock the same way (its hosts are read first).
+echo 127.0.0.1 >"$tmp/one-host"
+exits 1 "dash: wa-dist too: status 1" dash "$ROOT/scripts/wa-dist" --sshloginfile "$tmp/one-host" "$l"
+like "$(cat "$tmp/stderr")" "$l/lock: cannot open the lock file: Is a directory" "  and says why"
 
 # A signal to wa-cycle alone, during the fetch (a wait of 1 s between
 # two requests to a site makes it last): the steps are stopped before
@@ -190,7 +194,7 @@ p=$tmp/usr/local
 mkdir -p "$p/bin" "$p/share/wa"
 for t in "$WA_BIN"/wa-*; do ln -s "$t" "$p/bin/"; done
 cp "$ROOT/scripts/wa-cycle" "$ROOT/scripts/wa-plot" "$p/bin/"
-cp "$ROOT/scripts/cycle.mk" "$p/share/wa/"
+cp "$ROOT/scripts/cycle.mk" "$ROOT/scripts/cycle-lib.sh" "$p/share/wa/"
 crontab_line() {	# MANPAGE REGEX: the command of the crontab line
 	grep -E '^[0-9*/, ]+ [0-9*/, ]+ [*] [*] [*] ' "$ROOT/man/$1" | grep -E -- "$2" | head -1 |
 		cut -d ' ' -f 6-
