@@ -3,6 +3,7 @@
  * Warehouse", 2000, sec. 2.1-2.3), and the usefulness of pages in the same
  * run: after importance, or by Jacobi in the same scans (sec. 2.3.4).  The
  * engine is src/lib/rank.c; t/rank-verify.py checks it against networkx. */
+#include <float.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
@@ -105,10 +106,13 @@ read_start_vector(const struct graph *g, const struct rank_params *p, const char
 		hi = rank_chunk_end(p, n, lo);
 		const double *v = vec_view(pr, lo, hi, VEC_READ);
 		for (uint64_t i = 0; i < hi - lo; i++) {
-			if (!(v[i] >= 0))
-				wa_die("%s: value %llu is negative or not a number", path,
-				    (unsigned long long)(lo + i));
+			if (!(v[i] >= 0) || isinf(v[i]))
+				wa_die("%s: value %llu is negative, infinite or not a number",
+				    path, (unsigned long long)(lo + i));
 			sum += v[i];
+			if (isinf(sum))
+				wa_die("%s: the values up to %llu sum past %g", path,
+				    (unsigned long long)(lo + i), DBL_MAX);
 		}
 		vec_unview(pr, v, lo, hi);
 	}

@@ -38,6 +38,7 @@
  * SAMPLES_PER_INTERVAL per interval when it needs more: at most about
  * 16 k delta samples a level.  The superpage graph has at most one entry
  * per pair of linked superpages. */
+#include <float.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
@@ -1815,6 +1816,9 @@ write_pages(struct sorter *so)
 			min_key = wa_strdup(key);
 		}
 		total_weight += w;
+		/* Each is finite; loads and the ideal share are their sums. */
+		if (isinf(total_weight))
+			tsv_die(wt, "the weights sum past %g: scale them down", DBL_MAX);
 		npages++;
 	}
 	if (ferror(so->out))

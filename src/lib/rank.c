@@ -1,3 +1,4 @@
+#include <float.h>
 #include <malloc.h>
 #include <math.h>
 #include <pthread.h>
@@ -1442,6 +1443,7 @@ read_weights(const struct graph *g, const struct rank_params *p, const char *pat
 	uint32_t id = 0;
 	const char *u = url_table_next(&t, &len, &id);
 	uint64_t matched = 0;
+	double total = 0;
 	*unknown = 0;
 	while (tsv_next(in)) {
 		double value = 1;
@@ -1452,6 +1454,11 @@ read_weights(const struct graph *g, const struct rank_params *p, const char *pat
 			tsv_reject(in, "bad score '%.40s' (a number, at least 0)", in->col[1]);
 			continue;
 		}
+		/* Each is finite, but they are normalised by their sum: an
+		 * infinite sum would make every page's share 0 or NaN. */
+		total += value;
+		if (isinf(total))
+			tsv_die(in, "the values sum past %g: scale them down", DBL_MAX);
 		int c;
 		while (u && (c = cmp_url(u, len, in->col[0])) < 0)
 			u = url_table_next(&t, &len, &id);
