@@ -57,6 +57,11 @@ read_vector_file(const struct graph *g, const struct rank_params *p, const char 
 	if (r.h.count != g->nodes)
 		wa_die("%s: a vector of %llu values, the graph has %llu pages", path,
 		    (unsigned long long)r.h.count, (unsigned long long)g->nodes);
+	/* aux[0] is 0 in vectors of older versions, and in a part (--slice)
+	 * of this size, which starts at id 0. */
+	if (r.h.aux[0] && r.h.aux[0] != graph_fingerprint(g))
+		wa_die("%s: a vector of another graph of %llu pages (its URLs differ from "
+		    "those of %s)", path, (unsigned long long)g->nodes, g->dir);
 	for (uint64_t lo = 0, hi; lo < g->nodes; lo = hi) {
 		hi = rank_chunk_end(p, g->nodes, lo);
 		double *to = vec_view(pr, lo, hi, VEC_WRITE);
@@ -353,7 +358,7 @@ main(int argc, char **argv)
 			}
 		}
 		if (vector)
-			rank_write_vector(&p, vector, &pr);
+			rank_write_vector(&g, &p, vector, &pr);
 		if (usefulness) {
 			rank_normalize(same_scans ? &p : &pu, &use);
 			rank_write_scores(&g, same_scans ? &p : &pu, &use, usefulness);

@@ -1796,6 +1796,7 @@ write_pages(struct sorter *so)
 
 	if (weights_path) {
 		wt = tsv_open(weights_path, 2, 0, TSV_STRICT);
+		tsv_check_url(wt, 0);
 		tsv_check_sorted(wt, 0, true);
 		more = tsv_next(wt);
 	}

@@ -1599,7 +1599,8 @@ rank_write_scores(const struct graph *g, const struct rank_params *p, const stru
 }
 
 void
-rank_write_vector(const struct rank_params *p, const char *path, const struct vec *v)
+rank_write_vector(const struct graph *g, const struct rank_params *p, const char *path,
+    const struct vec *v)
 {
 	struct bin_writer *w = bin_create(path, "VEC8", 1);
 	for (uint64_t lo = 0, hi; lo < v->n; lo = hi) {
@@ -1608,7 +1609,7 @@ rank_write_vector(const struct rank_params *p, const char *path, const struct ve
 		bin_write(w, d, (hi - lo) * sizeof *d);
 		vec_unview(v, d, lo, hi);
 	}
-	bin_commit(w, v->n, NULL);
+	bin_commit(w, v->n, (const uint64_t[3]){ graph_fingerprint(g), 0, 0 });
 }
 
 void
