@@ -134,6 +134,35 @@ X
 ok "a vector without a fingerprint starts any graph of its size" \
 	wa-pagerank -q --init ab0.vec -o cd.out gcd
 
+# The zstd processes of GNU sort count in -m: 16M of budget is too little
+# for them (they took 93 MiB under wa-linkmat -m 16M), and a share that
+# holds them gives sort -S the rest.  A sort on the PATH that logs its
+# arguments, then runs the real one.
+real_sort=$(command -v sort)
+mkdir logbin
+cat >logbin/sort <<X
+#!/bin/sh
+echo "\$*" >>"$tmp/sort.log"
+exec "$real_sort" "\$@"
+X
+chmod +x logbin/sort
+: >sort.log
+ok "wa-linkmat -m 16M with a logged sort" \
+	env PATH="$tmp/logbin:$PATH" wa-linkmat -q -m 16M -o gm "$G/linkmat-sites.links.tsv"
+is "$(grep -c . sort.log)" 2 "two sorts ran"
+is "$(grep -c compress-program sort.log)" 0 "neither with zstd under -m 16M"
+if command -v zstd >/dev/null; then
+	: >sort.log
+	ok "wa-linkmat -m 2G with a logged sort" \
+		env PATH="$tmp/logbin:$PATH" wa-linkmat -q -m 2G -o gm2 "$G/linkmat-sites.links.tsv"
+	# The node lines take a quarter of the budget, less than 512 MiB; 104
+	# of it go to zstd.
+	like "$(cat sort.log)" "--compress-program=zstd --batch-size=8" \
+		"with 2G, the sort of the node lines has zstd"
+	is "$(awk '/zstd/ { sub(/K$/, "", $2); if ($2 + 104 * 1024 > 512 * 1024) print }' sort.log)" "" \
+		"and -S within its share less the 104 MiB of zstd"
+fi
+
 # --now: a WARC-Date has four digits of year (9999-12-31T23:59:59Z is
 # 253402300799).
 exits 0 "--now 9999-12-31T23:59:59Z" wa-schedule -q -G 100 --now 253402300799 state.tsv
