@@ -1,4 +1,3 @@
-#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -8,6 +7,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "ascii.h"
 #include "msg.h"
 #include "tsv.h"
 #include "utf8.h"
@@ -268,9 +268,11 @@ check_url_field(struct tsv *t, size_t i)
 	}
 	/* An absolute URL starts with its scheme (RFC 3986, section 3.1):
 	 * a number or a path in the column is the wrong file's. */
-	size_t scheme = isalpha(*s) ? strspn((const char *)s,
-	    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+-.") : 0;
-	if (!scheme || s[scheme] != ':') {
+	size_t scheme = 1;
+	while (is_alpha(s[scheme]) || is_digit(s[scheme]) || s[scheme] == '+' ||
+	    s[scheme] == '-' || s[scheme] == '.')
+		scheme++;
+	if (!is_alpha(*s) || s[scheme] != ':') {
 		tsv_reject(t, "not a URL in column %zu (no scheme): %.80s", i + 1, s);
 		return false;
 	}
