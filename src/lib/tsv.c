@@ -407,25 +407,11 @@ tsv_next(struct tsv *t)
 }
 
 void
-tsv_close(struct tsv *t)
+tsv_discard(struct tsv *t)
 {
 	struct tsv_private *p = t->p;
-	/* Nothing of such an input is usable: it is the wrong file (a WARC,
-	 * another tool's stream, CR LF line ends), and the tool must not go
-	 * on to replace its output with an empty one. */
-	if (t->rejected && t->rejected >= t->line) {
-		char first[700];
-		snprintf(first, sizeof first, "%s", p->held[0]);
-		for (size_t i = 0; i < p->nheld; i++)
-			free(p->held[i]);
-		wa_die("%s (no line usable: all %llu rejected)", first,
-		    (unsigned long long)t->rejected);
-	}
-	show_held(p);
-	if (t->rejected)
-		wa_warn("%s: %llu line%s rejected%s", t->name, (unsigned long long)t->rejected,
-		    t->rejected == 1 ? "" : "s",
-		    t->rejected > TSV_SHOWN_REJECTS ? " (the first ones are shown above)" : "");
+	for (size_t i = 0; i < p->nheld; i++)
+		free(p->held[i]);
 	if (p->gzip)
 		inflateEnd(&p->z);
 	if (p->fd != STDIN_FILENO)
@@ -436,4 +422,26 @@ tsv_close(struct tsv *t)
 	free(t->col);
 	free(p);
 	free(t);
+}
+
+void
+tsv_close(struct tsv *t)
+{
+	struct tsv_private *p = t->p;
+	/* Nothing of such an input is usable: it is the wrong file (a WARC,
+	 * another tool's stream, CR LF line ends), and the tool must not go
+	 * on to replace its output with an empty one. */
+	if (t->rejected && t->rejected >= t->line) {
+		char first[700];
+		unsigned long long n = t->rejected;
+		snprintf(first, sizeof first, "%s", p->held[0]);
+		tsv_discard(t);
+		wa_die("%s (no line usable: all %llu rejected)", first, n);
+	}
+	show_held(p);
+	if (t->rejected)
+		wa_warn("%s: %llu line%s rejected%s", t->name, (unsigned long long)t->rejected,
+		    t->rejected == 1 ? "" : "s",
+		    t->rejected > TSV_SHOWN_REJECTS ? " (the first ones are shown above)" : "");
+	tsv_discard(t);
 }

@@ -53,5 +53,7 @@ void tsv_reject(struct tsv *t, const char *fmt, ...) __attribute__((format(print
 _Noreturn void tsv_die(struct tsv *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Closes and reports the rejected rows; dies if every line was rejected. */
 void tsv_close(struct tsv *t);
+/* Closes without a word: for a caller that judged the rows itself. */
+void tsv_discard(struct tsv *t);
 
 #endif
