@@ -163,6 +163,19 @@ if command -v zstd >/dev/null; then
 		"and -S within its share less the 104 MiB of zstd"
 fi
 
+# A -b vector holding an infinity: each value must be finite.
+"$PY" - pr.vec inf.vec <<'X'
+import struct, sys, zlib
+b = bytearray(open(sys.argv[1], "rb").read())
+b[64:72] = struct.pack("<d", float("inf"))
+b[56:60] = struct.pack("<I", zlib.crc32(bytes(b[64:])))
+b[60:64] = struct.pack("<I", zlib.crc32(bytes(b[:60])))
+open(sys.argv[2], "wb").write(bytes(b))
+X
+refused "wa-pagerank --init, a vector holding an infinity" "pr.tsv pr.vec" \
+	"inf.vec: value 0 is negative, infinite or not a number" \
+	wa-pagerank -q --init inf.vec -o pr.tsv -b pr.vec g
+
 # --now: a WARC-Date has four digits of year (9999-12-31T23:59:59Z is
 # 253402300799).
 exits 0 "--now 9999-12-31T23:59:59Z" wa-schedule -q -G 100 --now 253402300799 state.tsv
