@@ -6,8 +6,12 @@
  * with those of a model written here from man/wa-formats.5 and tsv.h:
  * lines end in LF; a line is rejected if longer than the limit, empty,
  * holding a NUL, ending in CR, with too few or too many columns, or with
- * a URL column that is empty, holds a byte <= 0x20 or 0x7f, or is no
- * valid UTF-8.  Checks, beyond no crash and no sanitizer finding:
+ * a URL column that is empty, holds a byte <= 0x20 or 0x7f, is no valid
+ * UTF-8 or does not start with a scheme (RFC 3986: a letter, then
+ * letters, digits, '+', '-' or '.', then ':').  An input whose every line
+ * is rejected is fatal in tsv_close by design, so the target closes such
+ * a reader with tsv_discard.  Checks, beyond no crash and no sanitizer
+ * finding:
  *   - the reader returns exactly the model's rows, field by field, with
  *     their line numbers, and rejects as many lines;
  *   - no field holds a tab, a LF or a NUL (by construction of the model
@@ -16,7 +20,9 @@
  *     well-formed byte sequences, Unicode 15 table 3-7).
  * Gzip data the fuzzer damages is fatal by design (tsv.h), so damage is
  * left out: the plain mode skips texts that start with the gzip magic. */
+#include <ctype.h>
 #include <stdbool.h>
+#include <string.h>
 #include <zlib.h>
 
 #include "fuzz.h"
@@ -71,7 +77,14 @@ tsv_url_ok(const char *f, size_t n)
 	for (size_t i = 0; i < n; i++)
 		if ((unsigned char)f[i] <= 0x20 || f[i] == 0x7f)
 			return false;
-	return tsv_utf8_model((const unsigned char *)f, n) < 0;
+	if (tsv_utf8_model((const unsigned char *)f, n) >= 0)
+		return false;
+	size_t k = 0;
+	if (!isalpha((unsigned char)f[0]))
+		return false;
+	while (++k < n && (isalnum((unsigned char)f[k]) || strchr("+-.", f[k])))
+		;
+	return k < n && f[k] == ':';
 }
 
 /* gzip of text[0..n) as one member, appended to out at *len. */
@@ -181,7 +194,10 @@ tsv_fuzz_one(const uint8_t *data, size_t size)
 	    "%llu rows and %llu rejected, the model %llu and %llu",
 	    (unsigned long long)t->rows, (unsigned long long)t->rejected,
 	    (unsigned long long)rows, (unsigned long long)rejected);
-	tsv_close(t);
+	if (rejected && !rows)
+		tsv_discard(t);
+	else
+		tsv_close(t);
 	close(fd);
 	return 0;
 }

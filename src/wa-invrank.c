@@ -71,7 +71,7 @@ main(int argc, char **argv)
 	if (!rank_xml_personalisation(&g, &p, importance ? &weight : NULL, &e_use)) {
 		/* Usefulness towards no page is 0 everywhere. */
 		if (vector)
-			rank_write_vector(&p, vector, &e_use);
+			rank_write_vector(&g, &p, vector, &e_use);
 		rank_no_usefulness(&g, out);
 		vec_free(&e_use);
 		vec_free(&weight);
@@ -91,7 +91,7 @@ main(int argc, char **argv)
 		    res.change[1], p.norm == RANK_L1 ? "L1" : "L2", monotonic_seconds() - t0);
 	rank_normalize(&p, &use);
 	if (vector)
-		rank_write_vector(&p, vector, &use);
+		rank_write_vector(&g, &p, vector, &use);
 	rank_write_scores(&g, &p, &use, out);
 	vec_free(&use);
 	vec_free(&e_use);

@@ -3,6 +3,7 @@
  * Warehouse", 2000, sec. 2.1-2.3), and the usefulness of pages in the same
  * run: after importance, or by Jacobi in the same scans (sec. 2.3.4).  The
  * engine is src/lib/rank.c; t/rank-verify.py checks it against networkx. */
+#include <float.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
@@ -56,6 +57,11 @@ read_vector_file(const struct graph *g, const struct rank_params *p, const char 
 	if (r.h.count != g->nodes)
 		wa_die("%s: a vector of %llu values, the graph has %llu pages", path,
 		    (unsigned long long)r.h.count, (unsigned long long)g->nodes);
+	/* aux[0] is 0 in vectors of older versions, and in a part (--slice)
+	 * of this size, which starts at id 0. */
+	if (r.h.aux[0] && r.h.aux[0] != graph_fingerprint(g))
+		wa_die("%s: a vector of another graph of %llu pages (its URLs differ from "
+		    "those of %s)", path, (unsigned long long)g->nodes, g->dir);
 	for (uint64_t lo = 0, hi; lo < g->nodes; lo = hi) {
 		hi = rank_chunk_end(p, g->nodes, lo);
 		double *to = vec_view(pr, lo, hi, VEC_WRITE);
@@ -105,10 +111,13 @@ read_start_vector(const struct graph *g, const struct rank_params *p, const char
 		hi = rank_chunk_end(p, n, lo);
 		const double *v = vec_view(pr, lo, hi, VEC_READ);
 		for (uint64_t i = 0; i < hi - lo; i++) {
-			if (!(v[i] >= 0))
-				wa_die("%s: value %llu is negative or not a number", path,
-				    (unsigned long long)(lo + i));
+			if (!(v[i] >= 0) || isinf(v[i]))
+				wa_die("%s: value %llu is negative, infinite or not a number",
+				    path, (unsigned long long)(lo + i));
 			sum += v[i];
+			if (isinf(sum))
+				wa_die("%s: the values up to %llu sum past %g", path,
+				    (unsigned long long)(lo + i), DBL_MAX);
 		}
 		vec_unview(pr, v, lo, hi);
 	}
@@ -349,7 +358,7 @@ main(int argc, char **argv)
 			}
 		}
 		if (vector)
-			rank_write_vector(&p, vector, &pr);
+			rank_write_vector(&g, &p, vector, &pr);
 		if (usefulness) {
 			rank_normalize(same_scans ? &p : &pu, &use);
 			rank_write_scores(&g, same_scans ? &p : &pu, &use, usefulness);

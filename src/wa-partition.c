@@ -38,6 +38,7 @@
  * SAMPLES_PER_INTERVAL per interval when it needs more: at most about
  * 16 k delta samples a level.  The superpage graph has at most one entry
  * per pair of linked superpages. */
+#include <float.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
@@ -1795,6 +1796,7 @@ write_pages(struct sorter *so)
 
 	if (weights_path) {
 		wt = tsv_open(weights_path, 2, 0, TSV_STRICT);
+		tsv_check_url(wt, 0);
 		tsv_check_sorted(wt, 0, true);
 		more = tsv_next(wt);
 	}
@@ -1815,6 +1817,9 @@ write_pages(struct sorter *so)
 			min_key = wa_strdup(key);
 		}
 		total_weight += w;
+		/* Each is finite; loads and the ideal share are their sums. */
+		if (isinf(total_weight))
+			tsv_die(wt, "the weights sum past %g: scale them down", DBL_MAX);
 		npages++;
 	}
 	if (ferror(so->out))

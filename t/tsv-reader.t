@@ -55,7 +55,7 @@ printf 'a\t1\nb\0x\t2\nc\t3\r\nd\t4\n' >bytes.tsv
 exits 0 "NUL and CR rows are rejected" "$dump" -c 2 bytes.tsv
 same_file stderr - "NUL byte and carriage return are named" <<'EOF2'
 test-tsvdump: bytes.tsv:2: NUL byte at offset 1
-test-tsvdump: bytes.tsv:3: carriage return at the end of the line (lines end in \n only)
+test-tsvdump: bytes.tsv:3: CR LF line end (lines end in \n only)
 test-tsvdump: bytes.tsv: 2 lines rejected
 EOF2
 is "$(cut -f1 stdout | tr '\n' ' ')" "1 4 rows 2 rejected 2 " "lines 1 and 4 remain, numbered as in the file"
@@ -114,6 +114,7 @@ is $? 0 "sort(1) agrees that the file is sorted"
 
 i=1; : >many.tsv
 while [ $i -le 8 ]; do printf 'x\n' >>many.tsv; i=$((i + 1)); done
+printf 'a\t1\n' >>many.tsv
 exits 0 "many bad rows" "$dump" -c 2 many.tsv
 is "$(wc -l <stderr)" 6 "the first five are shown, then the count"
 like "$(tail -1 stderr)" "many.tsv: 8 lines rejected \(the first ones are shown above\)" "the count names all eight"

@@ -29,15 +29,15 @@ logrow() {
 # the virtual page spreads 1/2 to A and B.  Read B: H_B = .5, A gets .5
 # (A: 1).  Read A: H_A = 1, B: 1.  Read B: H_B = 1.5, A: 1.  Read A: H_A = 2,
 # B: 1.  Read B: H_B = 2.5, A: 1.  Importance (H+C)/sum: A 3/5.5, B 2.5/5.5.
-printf 'A\tB\nB\tA\nA\tB\nB\tA\nA\tB\nB\tA\n' >"$tmp/ab.tsv"
+printf 'http://a/\thttp://b/\nhttp://b/\thttp://a/\nhttp://a/\thttp://b/\nhttp://b/\thttp://a/\nhttp://a/\thttp://b/\nhttp://b/\thttp://a/\n' >"$tmp/ab.tsv"
 ok "plain OPIC on A <-> B" wa-opic -q -c 1 -s "$tmp/ab.st" "$tmp/ab.tsv"
 same_file "$tmp/stdout" - "importance as computed by hand" <<'X'
-A	0.54545454545454541
-B	0.45454545454545453
+http://a/	0.54545454545454541
+http://b/	0.45454545454545453
 X
 ok "--next 1 on the same state, no links" wa-opic -q -s "$tmp/ab.st" --next 1 "$tmp/empty"
 same_file "$tmp/stdout" - "the greedy list: A holds all the cash" <<'X'
-A	1
+http://a/	1
 X
 # Interpolation, T = 4 reads: H' = H (4 - dt)/4 + cash, every read after
 # the first 2 reads after the last: A 0, 1, 1.5; B .5 (dt = 1 from its
@@ -46,7 +46,7 @@ X
 # A 4 + 2, B 4 + 1.  Importance 2.5/6 = 50/120, 1.625/5 = 39/120: 50/89,
 # 39/89.
 ok "Interpolation window of 4 reads" wa-opic -q -c 1 -W 4 -s "$tmp/abw.st" "$tmp/ab.tsv"
-printf 'A\t0.5617977528089888\nB\t0.43820224719101125\n' >"$tmp/abw.want"
+printf 'http://a/\t0.5617977528089888\nhttp://b/\t0.43820224719101125\n' >"$tmp/abw.want"
 tsv_near "$tmp/stdout" "$tmp/abw.want" 1e-15 \
 	"windowed importance per covered time as computed by hand: 50/89, 39/89"
 # Interpolation, T = 2 reads, a read long after the last, c = 1: A -> B,
@@ -57,33 +57,33 @@ tsv_near "$tmp/stdout" "$tmp/abw.want" 1e-15 \
 # came in over 4 reads), .5 to B.  Covered at 5: A 2 + 1, B 2 + 2, C
 # (introduced at 1, read at 2) 1 + 3.  Importance .25/3, 1/4, 1/4: 1/7,
 # 3/7, 3/7.
-printf 'A\tB\nB\tC\nC\tB\nB\tC\nA\tB\n' >"$tmp/abc.tsv"
+printf 'http://a/\thttp://b/\nhttp://b/\thttp://c/\nhttp://c/\thttp://b/\nhttp://b/\thttp://c/\nhttp://a/\thttp://b/\n' >"$tmp/abc.tsv"
 ok "Interpolation, a read later than the window" wa-opic -q -c 1 -W 2 -s "$tmp/abcw.st" "$tmp/abc.tsv"
-printf 'A\t0.14285714285714285\nB\t0.42857142857142855\nC\t0.42857142857142855\n' >"$tmp/abcw.want"
+printf 'http://a/\t0.14285714285714285\nhttp://b/\t0.42857142857142855\nhttp://c/\t0.42857142857142855\n' >"$tmp/abcw.want"
 tsv_near "$tmp/stdout" "$tmp/abcw.want" 1e-15 "importance as computed by hand: 1/7, 3/7, 3/7"
 vcheck "and the state as simulated" sim -c 1 -W 2 "$tmp/abcw.st" "$tmp/stdout" "$tmp/abc.tsv"
 # Variable Window of 2 measures: A keeps cashes 1, 1 (reads 2, 4) since
 # read 0, plus cash 1: 3/6; B keeps 1, 1 (reads 3, 5) since read 1: 2/5.
 ok "Variable Window of 2 measures" wa-opic -q -c 1 -k 2 -s "$tmp/abk.st" "$tmp/ab.tsv"
 same_file "$tmp/stdout" - "importance as computed by hand: .5/.9, .4/.9" <<'X'
-A	0.55555555555555558
-B	0.44444444444444448
+http://a/	0.55555555555555558
+http://b/	0.44444444444444448
 X
 # Fixed Window of 2 reads, at the end (6 reads done) the measures of reads
 # 4 and 5: A keeps cash 1 (read 4) since read 2, plus cash 1: 2/4; B keeps
 # 1 (read 5) since read 3: 1/3.
 ok "Fixed Window of 2 reads" wa-opic -q -c 1 -F 2 -s "$tmp/abf.st" "$tmp/ab.tsv"
 same_file "$tmp/stdout" - "importance as computed by hand: .5/(5/6), (1/3)/(5/6)" <<'X'
-A	0.60000000000000009
-B	0.40000000000000002
+http://a/	0.60000000000000009
+http://b/	0.40000000000000002
 X
 # Improved Fixed Window: a window of 1 read keeps nothing of the other
 # page's reads, but 2 measures stay: the Variable Window of 2.
 ok "Improved Fixed Window: 1 read, at least 2 measures" \
 	wa-opic -q -c 1 -F 1 --min-measures 2 -s "$tmp/abm.st" "$tmp/ab.tsv"
 same_file "$tmp/stdout" - "the same as the Variable Window of 2" <<'X'
-A	0.55555555555555558
-B	0.44444444444444448
+http://a/	0.55555555555555558
+http://b/	0.44444444444444448
 X
 exits 2 "-W and -k together are a usage error" wa-opic -q -W 4 -k 2 -s "$tmp/wk.st" "$tmp/ab.tsv"
 exits 2 "-k and -F together are a usage error" wa-opic -q -F 4 -k 2 -s "$tmp/wk.st" "$tmp/ab.tsv"
@@ -101,7 +101,7 @@ like "$(cat "$tmp/stderr")" "abm.st was made with -c 1 -F 1 --min-measures 2$" "
 # Each page is read 5000 times in a window of 20000 reads: nothing expires,
 # but a page keeps at most 4096 measures, so this is the Variable Window of
 # 4096, with a warning.
-awk 'BEGIN { for (i = 0; i < 5000; i++) printf "A\tB\nB\tA\n" }' >"$tmp/ab5000.tsv"
+awk 'BEGIN { for (i = 0; i < 5000; i++) printf "http://a/\thttp://b/\nhttp://b/\thttp://a/\n" }' >"$tmp/ab5000.tsv"
 ok "Fixed Window larger than 4096 reads of a page" \
 	wa-opic -s "$tmp/cap.st" -F 20000 "$tmp/ab5000.tsv"
 cp "$tmp/stdout" "$tmp/cap.out"
@@ -116,31 +116,31 @@ same_file "$tmp/cap.out" "$tmp/stdout" "the same importance"
 # holds 1.  A at 1030: (1, 1030), B holds 1.  B at 1005, before its read
 # at 1010: taken at 1010, (1, 1010); A holds 1.  Now is 1030: A (0 + 1 +
 # 1)/(1030 - 1000), B (.5 + 1)/(1030 - 1000): 2/3.5 and 1.5/3.5.
-printf 'A\tB\nB\tA\nA\tB\nB\tA\n' >"$tmp/ab4.tsv"
-{ logrow A 1000; logrow C -; logrow B 1010; logrow A 1030; logrow B 1005; } >"$tmp/ab4.log"
+printf 'http://a/\thttp://b/\nhttp://b/\thttp://a/\nhttp://a/\thttp://b/\nhttp://b/\thttp://a/\n' >"$tmp/ab4.tsv"
+{ logrow http://a/ 1000; logrow http://c/ -; logrow http://b/ 1010; logrow http://a/ 1030; logrow http://b/ 1005; } >"$tmp/ab4.log"
 ok "-t: fetch times from a fetch log" wa-opic -c 1 -k 2 -t "$tmp/ab4.log" -s "$tmp/t.st" "$tmp/ab4.tsv"
-printf 'A\t0.5714285714285714\nB\t0.42857142857142855\n' >"$tmp/ab4.want"
+printf 'http://a/\t0.5714285714285714\nhttp://b/\t0.42857142857142855\n' >"$tmp/ab4.want"
 tsv_near "$tmp/stdout" "$tmp/ab4.want" 1e-15 "importance per second as computed by hand"
 like "$(cat "$tmp/stderr")" "1 read earlier than the page's previous read or introduction taken at that time" \
 	"the read back in time is taken at the page's last read, with a note"
 vcheck "and the state as simulated" sim -c 1 -k 2 -t "$tmp/ab4.log" "$tmp/t.st" "$tmp/stdout" "$tmp/ab4.tsv"
-printf 'A\tB\nB\tA\nA\tB\n' >"$tmp/ab3.tsv"
+printf 'http://a/\thttp://b/\nhttp://b/\thttp://a/\nhttp://a/\thttp://b/\n' >"$tmp/ab3.tsv"
 exits 1 "a read without a fetch time is an error" \
 	wa-opic -q -t "$tmp/ab4.log" -s "$tmp/t2.st" "$tmp/ab4.tsv" "$tmp/ab3.tsv"
-like "$(cat "$tmp/stderr")" "ab3.tsv:1: read 3 of A in this run, but .*ab4.log has 2 fetch times for it" \
+like "$(cat "$tmp/stderr")" "ab3.tsv:1: read 3 of http://a/ in this run, but .*ab4.log has 2 fetch times for it" \
 	"naming the links file and line and the log"
 [ ! -e "$tmp/t2.st" ]; t_result $? "and no state is written"
-printf 'D\tA\n' >"$tmp/d.tsv"
+printf 'http://d/\thttp://a/\n' >"$tmp/d.tsv"
 exits 1 "a source absent from the log is an error" \
 	wa-opic -q -t "$tmp/ab4.log" -s "$tmp/t2.st" "$tmp/d.tsv"
-like "$(cat "$tmp/stderr")" "d.tsv:1: no fetch time for D in .*ab4.log" "naming file and line"
+like "$(cat "$tmp/stderr")" "d.tsv:1: no fetch time for http://d/ in .*ab4.log" "naming file and line"
 # wa-fetch -L: the row of X, redirected to Y and then fetched (200), gives
 # its time to Y, the page whose links are read; a 301 row does not.
-printf 'Y\tA\n' >"$tmp/y.tsv"
-logrow X 2000 200 Y >"$tmp/xy.log"
+printf 'http://y/\thttp://a/\n' >"$tmp/y.tsv"
+logrow http://x/ 2000 200 http://y/ >"$tmp/xy.log"
 ok "a redirect followed by wa-fetch -L gives its time to its target" \
 	wa-opic -q -t "$tmp/xy.log" -s "$tmp/xy.st" "$tmp/y.tsv"
-logrow X 2000 301 Y >"$tmp/x301.log"
+logrow http://x/ 2000 301 http://y/ >"$tmp/x301.log"
 exits 1 "a redirect not followed does not" wa-opic -q -t "$tmp/x301.log" -s "$tmp/x3.st" "$tmp/y.tsv"
 exits 2 "-t on a state that counts reads is a usage error" \
 	wa-opic -q -t "$tmp/ab4.log" -s "$tmp/abk.st" "$tmp/ab4.tsv"
@@ -148,7 +148,7 @@ like "$(cat "$tmp/stderr")" "abk.st counts time in page reads: -t cannot be used
 exits 2 "no -t on a state that counts seconds is a usage error" wa-opic -q -s "$tmp/t.st" "$tmp/empty"
 like "$(cat "$tmp/stderr")" "t.st counts time in seconds of fetch logs: give -t FETCHLOG" "saying so"
 ok "an empty log serves a run without reads" wa-opic -q -t "$tmp/empty" -s "$tmp/t.st" --next 1 "$tmp/empty"
-is "$(cat "$tmp/stdout")" "$(printf 'A\t1')" "the greedy list of the seconds state"
+is "$(cat "$tmp/stdout")" "$(printf 'http://a/\t1')" "the greedy list of the seconds state"
 exits 2 "with -t, -W takes a duration" wa-opic -q -t "$tmp/ab4.log" -W 0s -s "$tmp/t3.st" "$tmp/ab4.tsv"
 ok "-F 1h" wa-opic -q -t "$tmp/ab4.log" -F 1h --min-measures 1 -s "$tmp/t4.st" "$tmp/ab4.tsv"
 exits 2 "another window on it is a usage error" \

@@ -68,6 +68,12 @@ graph_open(struct graph *g, const char *dir)
 	free(path);
 }
 
+uint64_t
+graph_fingerprint(const struct graph *g)
+{
+	return (uint64_t)g->file_crc[GF_URLS] << 32 | g->file_crc[GF_URLOFF];
+}
+
 void
 graph_close(struct graph *g)
 {

@@ -77,6 +77,11 @@ struct graph {
 /* Opens and checks the manifest; dies with a message naming the fault. */
 void graph_open(struct graph *g, const char *dir);
 void graph_close(struct graph *g);
+/* The identity of the ids: the CRC-32s of urls and urloff, which fix the
+ * URL of every id.  A vector in id order carries it (wa-formats(5), VEC8)
+ * so that it is not taken for the vector of another graph of the same
+ * size.  0 means unknown. */
+uint64_t graph_fingerprint(const struct graph *g);
 char *graph_path(const struct graph *g, const char *name);
 char *graph_slice_name(uint32_t k);	/* "slice-0007" */
 

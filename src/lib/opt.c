@@ -178,6 +178,11 @@ opt_time(const char *opt, const char *arg)
 	if (!parse_time(arg, &v))
 		wa_usage_error("%s: bad time '%s' (Unix seconds or YYYY-MM-DDTHH:MM:SSZ)",
 		    opt, arg);
+	/* The clock dates the records: a WARC-Date (ISO 8601 as W3C-DTF)
+	 * has four digits of year. */
+	if (v > INT64_C(253402300799))
+		wa_usage_error("%s: '%s' is after 9999-12-31T23:59:59Z, the last time a "
+		    "WARC-Date can hold", opt, arg);
 	return v;
 }
 

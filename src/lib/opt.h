@@ -25,6 +25,7 @@ bool parse_double(const char *s, double *v);
 
 double opt_duration(const char *opt, const char *arg);
 uint64_t opt_size(const char *opt, const char *arg);
+/* Refuses times after 9999-12-31T23:59:59Z. */
 int64_t opt_time(const char *opt, const char *arg);
 /* An integer in [min, max]. */
 uint64_t opt_count(const char *opt, const char *arg, uint64_t min, uint64_t max);

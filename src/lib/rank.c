@@ -1,3 +1,4 @@
+#include <float.h>
 #include <malloc.h>
 #include <math.h>
 #include <pthread.h>
@@ -1442,6 +1443,7 @@ read_weights(const struct graph *g, const struct rank_params *p, const char *pat
 	uint32_t id = 0;
 	const char *u = url_table_next(&t, &len, &id);
 	uint64_t matched = 0;
+	double total = 0;
 	*unknown = 0;
 	while (tsv_next(in)) {
 		double value = 1;
@@ -1452,6 +1454,11 @@ read_weights(const struct graph *g, const struct rank_params *p, const char *pat
 			tsv_reject(in, "bad score '%.40s' (a number, at least 0)", in->col[1]);
 			continue;
 		}
+		/* Each is finite, but they are normalised by their sum: an
+		 * infinite sum would make every page's share 0 or NaN. */
+		total += value;
+		if (isinf(total))
+			tsv_die(in, "the values sum past %g: scale them down", DBL_MAX);
 		int c;
 		while (u && (c = cmp_url(u, len, in->col[0])) < 0)
 			u = url_table_next(&t, &len, &id);
@@ -1592,7 +1599,8 @@ rank_write_scores(const struct graph *g, const struct rank_params *p, const stru
 }
 
 void
-rank_write_vector(const struct rank_params *p, const char *path, const struct vec *v)
+rank_write_vector(const struct graph *g, const struct rank_params *p, const char *path,
+    const struct vec *v)
 {
 	struct bin_writer *w = bin_create(path, "VEC8", 1);
 	for (uint64_t lo = 0, hi; lo < v->n; lo = hi) {
@@ -1601,7 +1609,7 @@ rank_write_vector(const struct rank_params *p, const char *path, const struct ve
 		bin_write(w, d, (hi - lo) * sizeof *d);
 		vec_unview(v, d, lo, hi);
 	}
-	bin_commit(w, v->n, NULL);
+	bin_commit(w, v->n, (const uint64_t[3]){ graph_fingerprint(g), 0, 0 });
 }
 
 void

@@ -147,8 +147,10 @@ uint64_t rank_read_subscriptions(const struct graph *g, const struct rank_params
 void rank_no_usefulness(const struct graph *g, const char *path);
 void rank_write_scores(const struct graph *g, const struct rank_params *p,
     const struct vec *score, const char *path);
-/* Writes the vector in id order as a VEC8 file. */
-void rank_write_vector(const struct rank_params *p, const char *path, const struct vec *v);
+/* Writes the vector of g in id order as a VEC8 file, with the graph's
+ * fingerprint. */
+void rank_write_vector(const struct graph *g, const struct rank_params *p, const char *path,
+    const struct vec *v);
 /* The sum of v. */
 double rank_sum(const struct rank_params *p, const struct vec *v);
 /* Scales v to sum 1; false if its sum is 0. */

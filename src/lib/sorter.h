@@ -1,6 +1,8 @@
 /* GNU sort(1) as a child process, fed through a pipe: LC_ALL=C sort -S
  * SIZE --parallel=N [-T DIR] [-u], with --compress-program=zstd when
- * zstd is installed and the address space is not limited (ulimit -v).
+ * zstd is installed, the address space is not limited (ulimit -v) and
+ * the budget holds the zstd processes twice over (they take 104 MiB of
+ * it, sort -S the rest).
  * Its output comes back through a pipe,
  * or goes to a given file descriptor.  The child is registered with
  * workdir.h, which stops it if the process dies first. */

@@ -7,6 +7,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "ascii.h"
 #include "msg.h"
 #include "tsv.h"
 #include "utf8.h"
@@ -34,41 +35,51 @@ struct tsv_private {
 	size_t prev_len, prev_cap;
 	bool have_prev;
 	uint64_t url_cols;		/* bit i: column i is a URL */
+
+	/* The first rejections, held until the input ends: an input whose
+	 * every line is rejected is then refused with one line, not a list. */
+	char *held[TSV_SHOWN_REJECTS];
+	size_t nheld;
 };
 
-static void vreport(struct tsv *t, bool fatal, const char *fmt, va_list ap)
-	__attribute__((format(printf, 3, 0)));
-
 static void
-vreport(struct tsv *t, bool fatal, const char *fmt, va_list ap)
+show_held(struct tsv_private *p)
 {
-	char msg[512];
-	vsnprintf(msg, sizeof msg, fmt, ap);
-	if (fatal)
-		wa_die("%s:%llu: %s", t->name, (unsigned long long)t->line, msg);
-	wa_warn("%s:%llu: %s", t->name, (unsigned long long)t->line, msg);
+	for (size_t i = 0; i < p->nheld; i++) {
+		wa_warn("%s", p->held[i]);
+		free(p->held[i]);
+	}
+	p->nheld = 0;
 }
 
 _Noreturn void
 tsv_die(struct tsv *t, const char *fmt, ...)
 {
+	char msg[512];
 	va_list ap;
 	va_start(ap, fmt);
-	vreport(t, true, fmt, ap);
+	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
-	abort();	/* not reached */
+	show_held(t->p);
+	wa_die("%s:%llu: %s", t->name, (unsigned long long)t->line, msg);
 }
 
 void
 tsv_reject(struct tsv *t, const char *fmt, ...)
 {
+	struct tsv_private *p = t->p;
+	char msg[512];
 	va_list ap;
 	t->rejected++;
-	if (!(t->p->flags & TSV_STRICT) && t->rejected > TSV_SHOWN_REJECTS)
+	if (!(p->flags & TSV_STRICT) && t->rejected > TSV_SHOWN_REJECTS)
 		return;
 	va_start(ap, fmt);
-	vreport(t, t->p->flags & TSV_STRICT, fmt, ap);
+	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
+	if (p->flags & TSV_STRICT)
+		wa_die("%s:%llu: %s", t->name, (unsigned long long)t->line, msg);
+	p->held[p->nheld++] = wa_asprintf("%s:%llu: %s", t->name, (unsigned long long)t->line,
+	    msg);
 }
 
 static size_t
@@ -255,6 +266,16 @@ check_url_field(struct tsv *t, size_t i)
 		tsv_reject(t, "URL in column %zu has invalid UTF-8 at offset %ld", i + 1, at);
 		return false;
 	}
+	/* An absolute URL starts with its scheme (RFC 3986, section 3.1):
+	 * a number or a path in the column is the wrong file's. */
+	size_t scheme = 1;
+	while (is_alpha(s[scheme]) || is_digit(s[scheme]) || s[scheme] == '+' ||
+	    s[scheme] == '-' || s[scheme] == '.')
+		scheme++;
+	if (!is_alpha(*s) || s[scheme] != ':') {
+		tsv_reject(t, "not a URL in column %zu (no scheme): %.80s", i + 1, s);
+		return false;
+	}
 	return true;
 }
 
@@ -298,7 +319,7 @@ split_row(struct tsv *t, char *line, size_t len)
 		return false;
 	}
 	if (line[len - 1] == '\r') {
-		tsv_reject(t, "carriage return at the end of the line (lines end in \\n only)");
+		tsv_reject(t, "CR LF line end (lines end in \\n only)");
 		return false;
 	}
 	line[len] = '\0';
@@ -386,13 +407,11 @@ tsv_next(struct tsv *t)
 }
 
 void
-tsv_close(struct tsv *t)
+tsv_discard(struct tsv *t)
 {
 	struct tsv_private *p = t->p;
-	if (t->rejected)
-		wa_warn("%s: %llu line%s rejected%s", t->name, (unsigned long long)t->rejected,
-		    t->rejected == 1 ? "" : "s",
-		    t->rejected > TSV_SHOWN_REJECTS ? " (the first ones are shown above)" : "");
+	for (size_t i = 0; i < p->nheld; i++)
+		free(p->held[i]);
 	if (p->gzip)
 		inflateEnd(&p->z);
 	if (p->fd != STDIN_FILENO)
@@ -403,4 +422,26 @@ tsv_close(struct tsv *t)
 	free(t->col);
 	free(p);
 	free(t);
+}
+
+void
+tsv_close(struct tsv *t)
+{
+	struct tsv_private *p = t->p;
+	/* Nothing of such an input is usable: it is the wrong file (a WARC,
+	 * another tool's stream, CR LF line ends), and the tool must not go
+	 * on to replace its output with an empty one. */
+	if (t->rejected && t->rejected >= t->line) {
+		char first[700];
+		unsigned long long n = t->rejected;
+		snprintf(first, sizeof first, "%s", p->held[0]);
+		tsv_discard(t);
+		wa_die("%s (no line usable: all %llu rejected)", first, n);
+	}
+	show_held(p);
+	if (t->rejected)
+		wa_warn("%s: %llu line%s rejected%s", t->name, (unsigned long long)t->rejected,
+		    t->rejected == 1 ? "" : "s",
+		    t->rejected > TSV_SHOWN_REJECTS ? " (the first ones are shown above)" : "");
+	tsv_discard(t);
 }

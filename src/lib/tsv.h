@@ -4,9 +4,11 @@
  * large blocks.  Each row is split in place into NUL-terminated fields.
  * A row that cannot be used (too few or too many columns, a NUL byte, an
  * over-long line, a carriage return, a bad URL column, or whatever the tool
- * rejects with tsv_reject) is skipped and counted; the first few are shown
- * as "FILE:LINE: reason" and tsv_close tells the count.  With TSV_STRICT
- * the first one is fatal.  A sortedness violation is always fatal. */
+ * rejects with tsv_reject) is skipped and counted; tsv_close shows the
+ * first few as "FILE:LINE: reason" and tells the count.  An input whose
+ * every line is rejected is the wrong file: tsv_close dies naming its first
+ * line, before the tool writes anything from it.  With TSV_STRICT the first
+ * unusable row is fatal.  A sortedness violation is always fatal. */
 #ifndef WA_TSV_H
 #define WA_TSV_H
 
@@ -39,7 +41,8 @@ void tsv_set_max_line(struct tsv *t, size_t bytes);
 /* Column col must be non-decreasing in byte order (strictly increasing if
  * unique), as LC_ALL=C sort -t TAB -k N,N leaves it. */
 void tsv_check_sorted(struct tsv *t, size_t col, bool unique);
-/* Column col must be a URL: valid UTF-8, no spaces or control bytes. */
+/* Column col must be a URL: a scheme, valid UTF-8, no spaces or control
+ * bytes. */
 void tsv_check_url(struct tsv *t, size_t col);
 
 /* Reads the next usable row; false at the end of the input. */
@@ -48,7 +51,9 @@ bool tsv_next(struct tsv *t);
 void tsv_reject(struct tsv *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Dies with "FILE:LINE: message". */
 _Noreturn void tsv_die(struct tsv *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* Closes and reports the number of rejected rows. */
+/* Closes and reports the rejected rows; dies if every line was rejected. */
 void tsv_close(struct tsv *t);
+/* Closes without a word: for a caller that judged the rows itself. */
+void tsv_discard(struct tsv *t);
 
 #endif
