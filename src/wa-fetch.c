@@ -800,6 +800,10 @@ read_urls(const char *path, struct strmap *done, struct strmap *seen,
 	while (tsv_next(t)) {
 		bool ok = url_canon(t->col[0], canon, &why);
 		char *key = ok ? wa_strdup(canon) : bad_url_name(t->col[0]);
+		/* Rejected for the report, and still logged as bad-url; a
+		 * list with no URL at all is refused by tsv_close. */
+		if (!ok)
+			tsv_reject(t, "bad URL: %s: %.200s", why, key);
 		bool resumed = strmap_get(done, key), repeated = strmap_get(seen, key);
 		if (resumed || repeated) {
 			++*(resumed ? skipped : dups);
@@ -807,9 +811,7 @@ read_urls(const char *path, struct strmap *done, struct strmap *seen,
 			continue;
 		}
 		strmap_put(seen, key, &present);
-		if (!ok && ++*bad <= TSV_SHOWN_REJECTS)
-			wa_warn("%s:%" PRIu64 ": bad URL: %s: %.200s", t->name, t->line,
-			    why, key);
+		*bad += !ok;
 		if ((nentries & (nentries - 1)) == 0)
 			entries = wa_reallocarray(entries, nentries ? 2 * nentries : 1,
 			    sizeof *entries);

@@ -27,8 +27,9 @@ ok "an OPIC state" wa-opic -q -s opic.st "$G/linkmat-cycle2.links.tsv"
 ok "partition rules" wa-partition -q -k 2 -o rules.tsv "$G/rank-cycles.links.tsv"
 cp rules.tsv other.tsv
 sed 's/$/\r/' "$G/rank-cycles.links.tsv" >crlf.tsv
+echo not a WARC yet >fetch.warc
 mkdir before
-cp -r g pr.tsv pr.vec ir.tsv lambda.tsv plan.tsv summary.tsv opic.st rules.tsv before/
+cp -r g fetch.warc pr.tsv pr.vec ir.tsv lambda.tsv plan.tsv summary.tsv opic.st rules.tsv before/
 
 kept() {	# MSG FILES...: the outputs of the good runs, unchanged
 	msg=$1; shift
@@ -79,10 +80,15 @@ for bad in warc.gz crlf.tsv other.tsv; do
 		wa-partition -q -k 2 -w "$bad" -o rules.tsv "$G/rank-cycles.links.tsv"
 	exits 1 "wa-url, $bad: exit 1" sh -c 'wa-url <"$1"' sh "$bad"
 done
+# wa-fetch logs a bad URL among good ones as bad-url; a list with none
+# is the wrong file.
+printf '%s\n' 'not a url' '<html>' >no-urls.txt
+for bad in warc.gz crlf.tsv no-urls.txt; do
+	refused "wa-fetch, $bad for URLs" fetch.warc "$bad:1: " wa-fetch -q -o fetch.warc "$bad"
+done
 
-# Another tool's numbers where URLs go (before, wa-linkmat's -p took a
-# node list for pages, wa-partition -u and wa-url took anything): wa-opic read wa-pagerank's stream
-# as links to pages named by the scores.
+# Another tool's numbers where URLs go: wa-opic would read wa-pagerank's
+# stream as links to pages named by the scores.
 refused "wa-opic, an importance stream" opic.st "pr.tsv:1: not a URL in column 2" \
 	wa-opic -q -s opic.st pr.tsv
 refused "wa-linkmat, an importance stream" g "pr.tsv:1: not a URL in column 2" wa-linkmat -q -o g pr.tsv
