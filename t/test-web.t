@@ -146,9 +146,9 @@ like "$(tail -1 "$(web_log www.test)")" '^[0-9]{10}\.[0-9]{3} [0-9]+ [0-9]+ "GET
 
 # --- The misbehaving server ---
 fault_start
-is "$FAULT_HOSTS" "fault.test tls.test robots-403.test robots-500.test robots-big.test robots-endless.test robots-loop.test robots-redirect.test robots-slow.test robots-utf8.test" \
+is "$FAULT_HOSTS" "fault.test tls.test robots-403.test robots-500.test robots-big.test robots-endless.test robots-gzip.test robots-loop.test robots-redirect.test robots-slow.test robots-utf8.test" \
 	"fault_start lists the server's hosts"
-is "$(echo "$FAULT_RESOLVE" | wc -w)" 40 "FAULT_RESOLVE maps each to both ports"
+is "$(echo "$FAULT_RESOLVE" | wc -w)" 44 "FAULT_RESOLVE maps each to both ports"
 C="curl -s $FAULT_RESOLVE"
 u=http://fault.test:8080
 code() { $C -m 10 -o /dev/null -w '%{http_code}' "$@"; }

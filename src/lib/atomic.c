@@ -85,6 +85,16 @@ umask_value(void)
 	return m;
 }
 
+const char *
+atomic_open_failure(const char *path)
+{
+	struct stat st;
+	int err = errno;
+	bool in_place = stat(path, &st) == 0 && !S_ISREG(st.st_mode);
+	errno = err;
+	return in_place ? "cannot be opened" : "cannot create a temporary file beside it";
+}
+
 struct atomic_file *
 atomic_try_open(const char *path)
 {
@@ -136,7 +146,7 @@ atomic_open(const char *path)
 {
 	struct atomic_file *af = atomic_try_open(path);
 	if (!af)
-		wa_die_errno("%s: cannot be written", path);
+		wa_die_errno("%s: %s", path, atomic_open_failure(path));
 	return af;
 }
 

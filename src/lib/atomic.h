@@ -28,6 +28,8 @@ void atomic_commit(struct atomic_file *af);
  * set; the commit's message (to free), and nothing left on disk. */
 struct atomic_file *atomic_try_open(const char *path);
 char *atomic_try_commit(struct atomic_file *af);
+/* What failed when atomic_try_open(path) returned NULL; errno kept. */
+const char *atomic_open_failure(const char *path);
 /* Drops the file: nothing appears under the final name. */
 void atomic_abort(struct atomic_file *af);
 

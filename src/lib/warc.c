@@ -349,7 +349,8 @@ open_file(struct warc_writer *w)
 	w->next = numbered_name(w->path, w->seq + 1);
 	w->size = 0;
 	if (!(w->af = atomic_try_open(w->cur))) {
-		w->failed = wa_asprintf("%s: %s", w->cur, strerror(errno));
+		w->failed = wa_asprintf("%s: %s: %s", w->cur, atomic_open_failure(w->cur),
+		    strerror(errno));
 		return false;
 	}
 	w->records = 0;
