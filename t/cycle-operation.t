@@ -192,7 +192,9 @@ fi
 # $tmp) and the settings of the test web added.
 p=$tmp/usr/local
 mkdir -p "$p/bin" "$p/share/wa"
-for t in "$WA_BIN"/wa-*; do ln -s "$t" "$p/bin/"; done
+# The tools themselves: scripts/tool-meter's stand-ins need settings
+# that env -i drops.
+for t in "${WA_METER_REAL:-$WA_BIN}"/wa-*; do ln -s "$t" "$p/bin/"; done
 cp "$ROOT/scripts/wa-cycle" "$ROOT/scripts/wa-plot" "$p/bin/"
 cp "$ROOT/scripts/cycle.mk" "$ROOT/scripts/cycle-lib.sh" "$p/share/wa/"
 crontab_line() {	# MANPAGE REGEX: the command of the crontab line
