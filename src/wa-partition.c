@@ -75,8 +75,7 @@ static const char usage[] =
     "  -u           the input is a URL list (first column), not links\n"
     "  -o RULES     write the rules there (atomically) instead of stdout\n"
     "  -a RULES     tag mode: append the part to each row\n"
-    "  -q           no progress line;  -v  figures of each part\n"
-    "  -h           this help;  --version  the version\n"
+    "  -q  no progress line;  -v  figures of each part;  -h  this help;  --version\n"
     "See wa-partition(1).\n";
 
 /* Without -d, delta is 20 (seed 001's "typically, 20 or more") or more, so
