@@ -180,6 +180,13 @@ else
 	done
 	kill -KILL -$pid
 	wait $pid 2>/dev/null
+	# The steps die a little after wa-cycle, holding the lock until then.
+	i=0
+	while awk -v g=$pid '{ sub(/^.*\) /, ""); if ($3 == g && $1 != "Z") found = 1 }
+	    END { exit !found }' /proc/[0-9]*/stat 2>/dev/null && [ $i -lt 200 ]; do
+		sleep 0.05
+		i=$((i + 1))
+	done
 	is "$([ -e "$d/cycle-1/fetch.log" ] || [ -e "$d/current" ] || echo stopped)" stopped \
 		"a cycle killed during its fetch has no fetch log"
 	ok "run again, it completes" cycle "$d" --now $now1
