@@ -13,7 +13,8 @@
  *   - the Crawl-delay is -1 or a finite delay >= 0, and no sitemap holds a
  *     control byte;
  *   - matching against an independent oracle (dynamic programming over
- *     pattern and path, RFC 9309 sec. 2.2.2): for each PATTERN among the
+ *     pattern and path, RFC 9309 sec. 2.2.2, with the literal '*' and '$'
+ *     written %2A and %24 as sec. 2.2.3 names them): for each PATTERN among the
  *     lines, "User-agent: *" with "Disallow: PATTERN" forbids exactly the
  *     paths the oracle matches, and with "Disallow: /" and
  *     "Allow: PATTERN" allows exactly them. */
@@ -66,6 +67,28 @@ robots_oracle(const char *p, size_t pn, const char *s, size_t sn)
 #undef M
 	free(m);
 	return r;
+}
+
+/* s with its literal '*' and '$' written %2A and %24, as RFC 9309 section
+ * 2.2.3 names them: in a path every '*' and '$' is literal; in a rule
+ * only a '$' before the end is (a '*' is the wildcard, a final '$' the
+ * anchor).  A fresh string. */
+static char *
+robots_oracle_escape(const char *s, bool rule)
+{
+	size_t n = strlen(s), k = 0;
+	char *out = wa_malloc(3 * n + 1);
+	for (size_t i = 0; i < n; i++) {
+		bool literal = rule ? s[i] == '$' && i + 1 < n : s[i] == '*' || s[i] == '$';
+		if (literal) {
+			memcpy(out + k, s[i] == '*' ? "%2A" : "%24", 3);
+			k += 3;
+		} else {
+			out[k++] = s[i];
+		}
+	}
+	out[k] = '\0';
+	return out;
 }
 
 static struct robots *
@@ -130,7 +153,9 @@ robots_oracle_pattern(const char *line)
 static void
 robots_check_oracle(const char *pattern, const struct robots_paths *ps)
 {
-	char *pat = robots_norm(pattern);
+	char *norm_pattern = robots_norm(pattern);
+	char *pat = robots_oracle_escape(norm_pattern, true);
+	free(norm_pattern);
 	size_t pn = strlen(pat);
 	char *deny = wa_asprintf("User-agent: *\nDisallow: %s\n", pattern);
 	char *allow = wa_asprintf("User-agent: *\nDisallow: /\nAllow: %s\n", pattern);
@@ -150,7 +175,9 @@ robots_check_oracle(const char *pattern, const struct robots_paths *ps)
 			path[k] = '\0';
 		}
 		if (strcmp(path, "/robots.txt") != 0) {
-			bool match = robots_oracle(pat, pn, path, strlen(path));
+			char *escaped = robots_oracle_escape(path, false);
+			bool match = robots_oracle(pat, pn, escaped, strlen(escaped));
+			free(escaped);
 			fuzz_check(robots_allowed(rd, path) == !match,
 			    "Disallow: %.200s on \"%.200s\": oracle says %s", pattern, path,
 			    match ? "match" : "no match");
