@@ -45,6 +45,11 @@ LIB_OBJ   = $(LIB_SRC:src/lib/%.c=$(BUILD)/lib/%.o)
 LIB       = $(BUILD)/libwa.a
 TOOL_SRC  = $(wildcard src/wa-*.c)
 TOOLS     = $(TOOL_SRC:src/%.c=$(BINDIR)/%)
+# A tool too big for one file keeps the rest of its code in a folder named
+# after it: wa-linkmat links src/wa-linkmat.c and src/linkmat/*.c.
+TOOL_PART_SRC = $(filter-out src/lib/%,$(wildcard src/*/*.c))
+TOOL_PART_OBJ = $(TOOL_PART_SRC:src/%.c=$(BUILD)/%.o)
+tool_parts    = $(filter $(BUILD)/$(1)/%,$(TOOL_PART_OBJ))
 UNIT_SRC  = $(wildcard t/unit/test-*.c)
 UNITS     = $(UNIT_SRC:t/unit/%.c=$(BUILD)/t/%)
 MANS      = $(wildcard man/*.[157])
@@ -59,13 +64,15 @@ all: $(TOOLS) $(UNITS) $(SCRIPT_PROGS)
 $(BUILD)/lib/%.o: src/lib/%.c | $(BUILD)/lib
 	$(CC) $(CFLAGS) -c -o $@ $<
 $(BUILD)/%.o: src/%.c | $(BUILD)/lib
+	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -c -o $@ $<
 $(BUILD)/t/%.o: t/unit/%.c | $(BUILD)/t
 	$(CC) $(CFLAGS) -It/unit -c -o $@ $<
 $(LIB): $(LIB_OBJ)
 	rm -f $@ && ar rcs $@ $^
-$(BINDIR)/wa-%: $(BUILD)/wa-%.o $(LIB) | $(BINDIR)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
+.SECONDEXPANSION:
+$(BINDIR)/wa-%: $(BUILD)/wa-%.o $$(call tool_parts,$$*) $(LIB) | $(BINDIR)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter %.o,$^) $(LIB) $(LDLIBS)
 $(BUILD)/t/test-%: $(BUILD)/t/test-%.o $(LIB) | $(BUILD)/t
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
 # Helper programs of scripts/ (gen-graph for bench-rank and the tests).
@@ -76,7 +83,8 @@ $(BUILD)/scripts/%: scripts/%.c $(LIB)
 $(BUILD)/lib $(BUILD)/t $(BINDIR):
 	mkdir -p $@
 
--include $(LIB_OBJ:.o=.d) $(TOOL_SRC:src/%.c=$(BUILD)/%.d) $(UNIT_SRC:t/unit/%.c=$(BUILD)/t/%.d)
+-include $(LIB_OBJ:.o=.d) $(TOOL_SRC:src/%.c=$(BUILD)/%.d) $(TOOL_PART_OBJ:.o=.d) \
+    $(UNIT_SRC:t/unit/%.c=$(BUILD)/t/%.d)
 
 # The suite runs the tools from WA_BIN and the unit tests from WA_UNIT.
 # VALGRIND=1 puts a directory of valgrind wrappers in front instead.  A
