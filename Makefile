@@ -5,7 +5,7 @@
 #   make check SANITIZE=1   the same suite with ASan+UBSan builds
 #   make check VALGRIND=1   the same suite with every tool under valgrind
 #   make demo            run the demonstration on the embedded test web
-#   make fuzz FUZZ_SECONDS=N   run each libFuzzer target N seconds (fuzz.mk)
+#   make fuzz FUZZ_SECONDS=N   run each libFuzzer target N seconds (t/fuzz.mk)
 #   make deps            install missing Debian packages (needs root)
 #   make install PREFIX=/usr/local
 #   make clean
@@ -50,7 +50,9 @@ TOOLS     = $(TOOL_SRC:src/%.c=$(BINDIR)/%)
 TOOL_PART_SRC = $(filter-out src/lib/%,$(wildcard src/*/*.c))
 TOOL_PART_OBJ = $(TOOL_PART_SRC:src/%.c=$(BUILD)/%.o)
 tool_parts    = $(filter $(BUILD)/$(1)/%,$(TOOL_PART_OBJ))
-UNIT_SRC  = $(wildcard t/unit/test-*.c)
+# t/unit holds the C programs of the suite: test-UNIT.c is the TAP unit test
+# of src/lib/UNIT.c; the others are programs that test scripts drive.
+UNIT_SRC  = $(wildcard t/unit/*.c)
 UNITS     = $(UNIT_SRC:t/unit/%.c=$(BUILD)/t/%)
 MANS      = $(wildcard man/*.[157])
 # The simulators and scripts/crawl-docs run from the source tree; only the
@@ -73,7 +75,7 @@ $(LIB): $(LIB_OBJ)
 .SECONDEXPANSION:
 $(BINDIR)/wa-%: $(BUILD)/wa-%.o $$(call tool_parts,$$*) $(LIB) | $(BINDIR)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter %.o,$^) $(LIB) $(LDLIBS)
-$(BUILD)/t/test-%: $(BUILD)/t/test-%.o $(LIB) | $(BUILD)/t
+$(BUILD)/t/%: $(BUILD)/t/%.o $(LIB) | $(BUILD)/t
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
 # Helper programs of scripts/ (gen-graph for bench-rank and the tests).
 $(BUILD)/scripts/%: scripts/%.c $(LIB)
@@ -144,7 +146,7 @@ install: all
 clean:
 	rm -rf build bin
 
-include fuzz.mk
+include t/fuzz.mk
 
 .PHONY: all check check-run lint demo deps deps-check install clean vg-wrappers \
     fuzz fuzz-build

@@ -4,7 +4,7 @@
 # version intact; one stopped by a signal it can catch, or dying on an
 # error, removes its temporary as well.
 . "$(dirname "$0")/lib.sh"
-w=$WA_UNIT/test-binwriter
+w=$WA_UNIT/slow-writer
 d=$tmp/out
 f=$d/ranks.bin
 mkdir "$d"
@@ -80,19 +80,19 @@ for sig in TERM:143 HUP:129; do
 done
 
 exits 1 "a writer that dies on an error exits 1" "$w" write "$f" 1000 50 0 5 10
-is "$(cat "$tmp/stderr")" "test-binwriter: $f: dying after 10 chunks, as asked" "saying why"
+is "$(cat "$tmp/stderr")" "slow-writer: $f: dying after 10 chunks, as asked" "saying why"
 same_file "$f" "$tmp/previous" "the previous version is intact"
 is "$(temps)" "" "wa_die removes the temporary"
 
 head -c 1000 "$tmp/previous" >"$d/cut.bin"
 exits 1 "a tool refuses a truncated file" "$w" check "$d/cut.bin"
 is "$(cat "$tmp/stderr")" \
-	"test-binwriter: $d/cut.bin: truncated: the header promises 400000 payload bytes, the file has 936" \
+	"slow-writer: $d/cut.bin: truncated: the header promises 400000 payload bytes, the file has 936" \
 	"in one line that names the file and says what is wrong"
 cp "$tmp/previous" "$d/flip.bin"
 printf '\001' | dd of="$d/flip.bin" bs=1 seek=100000 conv=notrunc 2>/dev/null
 exits 1 "a tool refuses a file with a changed payload byte" "$w" check "$d/flip.bin"
-is "$(cat "$tmp/stderr")" "test-binwriter: $d/flip.bin: payload checksum mismatch: the data is corrupt" \
+is "$(cat "$tmp/stderr")" "slow-writer: $d/flip.bin: payload checksum mismatch: the data is corrupt" \
 	"in one line"
 
 # A path that is no regular file is written in place: renaming over a FIFO

@@ -2,7 +2,7 @@
 # The TSV reader of src/lib/tsv.c: rows, gzip, rejections with FILE:LINE,
 # sortedness, and streams longer than its buffer.
 . "$(dirname "$0")/lib.sh"
-dump=$WA_UNIT/test-tsvdump
+dump=$WA_UNIT/tsv-dump
 cd "$tmp"
 
 printf 'a\t1\nb\t2\nc\t3\n' >plain.tsv
@@ -41,11 +41,11 @@ same_file stdout - "only the good rows come out" <<'EOF2'
 rows 1 rejected 4
 EOF2
 same_file stderr - "each rejected row is named with file and line" <<'EOF2'
-test-tsvdump: cols.tsv:2: found 1 column, expected 2
-test-tsvdump: cols.tsv:3: found 3 columns, expected 2
-test-tsvdump: cols.tsv:4: empty line
-test-tsvdump: cols.tsv:5: found 3 columns, expected 2
-test-tsvdump: cols.tsv: 4 lines rejected
+tsv-dump: cols.tsv:2: found 1 column, expected 2
+tsv-dump: cols.tsv:3: found 3 columns, expected 2
+tsv-dump: cols.tsv:4: empty line
+tsv-dump: cols.tsv:5: found 3 columns, expected 2
+tsv-dump: cols.tsv: 4 lines rejected
 EOF2
 
 exits 0 "appended columns are accepted without a maximum" "$dump" -c 2 cols.tsv
@@ -54,26 +54,26 @@ like "$(cat stdout)" '^3	\[c\]\[3\]\[d\]$' "a third column is kept"
 printf 'a\t1\nb\0x\t2\nc\t3\r\nd\t4\n' >bytes.tsv
 exits 0 "NUL and CR rows are rejected" "$dump" -c 2 bytes.tsv
 same_file stderr - "NUL byte and carriage return are named" <<'EOF2'
-test-tsvdump: bytes.tsv:2: NUL byte at offset 1
-test-tsvdump: bytes.tsv:3: CR LF line end (lines end in \n only)
-test-tsvdump: bytes.tsv: 2 lines rejected
+tsv-dump: bytes.tsv:2: NUL byte at offset 1
+tsv-dump: bytes.tsv:3: CR LF line end (lines end in \n only)
+tsv-dump: bytes.tsv: 2 lines rejected
 EOF2
 is "$(cut -f1 stdout | tr '\n' ' ')" "1 4 rows 2 rejected 2 " "lines 1 and 4 remain, numbered as in the file"
 
 printf 'http://a/\t1\nhttp://b /\t2\nhttp://c/\377\t3\nhttp://d/\303\244\t4\n\t5\nhttp://e/\001\t6\nhttp://f/\355\240\200\t7\nhttp://g/\300\257\t8\n' >urls.tsv
 exits 0 "bad URL columns are rejected" "$dump" -u 1 urls.tsv
 same_file stderr - "each URL fault is named" <<'EOF2'
-test-tsvdump: urls.tsv:2: URL in column 1 has a space or control byte at offset 8
-test-tsvdump: urls.tsv:3: URL in column 1 has invalid UTF-8 at offset 9
-test-tsvdump: urls.tsv:5: empty URL in column 1
-test-tsvdump: urls.tsv:6: URL in column 1 has a space or control byte at offset 9
-test-tsvdump: urls.tsv:7: URL in column 1 has invalid UTF-8 at offset 9
-test-tsvdump: urls.tsv: 6 lines rejected (the first ones are shown above)
+tsv-dump: urls.tsv:2: URL in column 1 has a space or control byte at offset 8
+tsv-dump: urls.tsv:3: URL in column 1 has invalid UTF-8 at offset 9
+tsv-dump: urls.tsv:5: empty URL in column 1
+tsv-dump: urls.tsv:6: URL in column 1 has a space or control byte at offset 9
+tsv-dump: urls.tsv:7: URL in column 1 has invalid UTF-8 at offset 9
+tsv-dump: urls.tsv: 6 lines rejected (the first ones are shown above)
 EOF2
 is "$(cut -f1 stdout | tr '\n' ' ')" "1 4 rows 2 rejected 6 " "valid UTF-8 URLs pass"
 
 exits 1 "strict mode stops at the first bad row" "$dump" -S -u 1 urls.tsv
-is "$(cat stderr)" "test-tsvdump: urls.tsv:2: URL in column 1 has a space or control byte at offset 8" \
+is "$(cat stderr)" "tsv-dump: urls.tsv:2: URL in column 1 has a space or control byte at offset 8" \
 	"strict mode names the row"
 
 # The URL check runs a word at a time: a bad byte is found in every
@@ -100,12 +100,12 @@ is "$bad" "" "a bad byte is named at its offset in a word and in the tail"
 printf 'a\t1\nb\t2\nb\t3\nd\t4\n' >dup.tsv
 exits 0 "repeated keys pass a non-unique sort check" "$dump" -s 1 dup.tsv
 exits 1 "repeated keys fail a unique sort check" "$dump" -s 1 -U dup.tsv
-like "$(cat stderr)" "^test-tsvdump: dup.tsv:3: not sorted: column 1 'b' repeats 'b' on the line before" \
+like "$(cat stderr)" "^tsv-dump: dup.tsv:3: not sorted: column 1 'b' repeats 'b' on the line before" \
 	"the repeated key is named with its line"
 
 printf 'a\t1\nc\t2\nb\t3\n' >unsorted.tsv
 exits 1 "unsorted input stops the reader" "$dump" -s 1 unsorted.tsv
-like "$(cat stderr)" "^test-tsvdump: unsorted.tsv:3: not sorted: column 1 'b' sorts before 'c'" \
+like "$(cat stderr)" "^tsv-dump: unsorted.tsv:3: not sorted: column 1 'b' sorts before 'c'" \
 	"the first line out of order is named"
 printf 'http://a/\nhttp://a/b\nhttp://a/b/\nhttp://a/b0\nhttp://a/b?q\nhttp://a/b\303\244\n' >bytes-order.tsv
 exits 0 "byte order is the sort order (C locale)" "$dump" -s 1 -U bytes-order.tsv
@@ -121,7 +121,7 @@ like "$(tail -1 stderr)" "many.tsv: 8 lines rejected \(the first ones are shown 
 
 printf 'short\t1\n%0200d\t2\nnext\t3\n' 0 >long.tsv
 exits 0 "an over-long line is skipped" "$dump" -c 2 -l 100 long.tsv
-is "$(cat stderr | head -1)" "test-tsvdump: long.tsv:2: line longer than 100 bytes" "the long line is named"
+is "$(cat stderr | head -1)" "tsv-dump: long.tsv:2: line longer than 100 bytes" "the long line is named"
 is "$(cut -f1 stdout | tr '\n' ' ')" "1 3 rows 2 rejected 1 " "the line after it keeps its number"
 
 awk 'BEGIN { printf "a\t1\n"; for (i = 0; i < 3000000; i++) printf "x"; printf "\t2\nz\t3\n" }' >huge.tsv
@@ -139,12 +139,12 @@ same_file stdout big.want "and through gzip"
 
 head -c 1000 big.tsv.gz >cut.gz
 exits 1 "truncated gzip data is an error" "$dump" cut.gz
-like "$(cat stderr)" "^test-tsvdump: cut.gz: truncated gzip data at byte 1000$" "the message says truncated"
+like "$(cat stderr)" "^tsv-dump: cut.gz: truncated gzip data at byte 1000$" "the message says truncated"
 { head -c 500 big.tsv.gz; printf 'garbage-garbage-garbage'; tail -c +524 big.tsv.gz; } >bad.gz
 exits 1 "corrupt gzip data is an error" "$dump" bad.gz
-like "$(cat stderr)" "^test-tsvdump: bad.gz: corrupt gzip data near byte [0-9]+: " "the message says corrupt and where"
+like "$(cat stderr)" "^tsv-dump: bad.gz: corrupt gzip data near byte [0-9]+: " "the message says corrupt and where"
 
 exits 1 "a missing file is an error" "$dump" nosuch.tsv
-is "$(cat stderr)" "test-tsvdump: nosuch.tsv: No such file or directory" "it names the file"
+is "$(cat stderr)" "tsv-dump: nosuch.tsv: No such file or directory" "it names the file"
 
 done_testing

@@ -202,12 +202,4 @@ tsv_fuzz_one(const uint8_t *data, size_t size)
 	return 0;
 }
 
-#ifndef FUZZ_REPLAY
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-int
-LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
-{
-	return tsv_fuzz_one(data, size);
-}
-#endif
+FUZZ_TARGET(tsv_fuzz_one)

@@ -264,12 +264,4 @@ robots_fuzz_one(const uint8_t *data, size_t size)
 	return 0;
 }
 
-#ifndef FUZZ_REPLAY
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-int
-LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
-{
-	return robots_fuzz_one(data, size);
-}
-#endif
+FUZZ_TARGET(robots_fuzz_one)

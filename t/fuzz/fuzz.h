@@ -1,5 +1,5 @@
-/* What the fuzz targets of fuzz/ share (fuzz.mk builds them with clang and
- * libFuzzer; t/unit/test-fuzz-replay.c includes them into a plain program
+/* What the fuzz targets of t/fuzz/ share (t/fuzz.mk builds them with clang and
+ * libFuzzer; t/unit/fuzz-replay.c includes them into a plain program
  * that replays testdata/fuzz/regressions).
  *
  * A target checks invariants of its parser with fuzz_check: a violated one
@@ -59,5 +59,15 @@ fuzz_path(const void *data, size_t n, int *fd, char *path)
 	}
 	snprintf(path, 64, "/proc/self/fd/%d", *fd);
 }
+
+/* The libFuzzer entry point calling ONE(data, size); the replay program
+ * includes every target and calls their functions itself. */
+#ifdef FUZZ_REPLAY
+#define FUZZ_TARGET(one)
+#else
+#define FUZZ_TARGET(one) \
+	int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size); \
+	int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) { return one(data, size); }
+#endif
 
 #endif

@@ -149,12 +149,4 @@ url_fuzz_one(const uint8_t *data, size_t size)
 	return 0;
 }
 
-#ifndef FUZZ_REPLAY
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-int
-LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
-{
-	return url_fuzz_one(data, size);
-}
-#endif
+FUZZ_TARGET(url_fuzz_one)

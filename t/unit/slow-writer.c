@@ -12,8 +12,8 @@
 #include "opt.h"
 
 static const char usage[] =
-    "usage: test-binwriter write PATH RECORDS CHUNKS SLEEP_MS SEED [DIE_AFTER]\n"
-    "       test-binwriter check PATH\n"
+    "usage: slow-writer write PATH RECORDS CHUNKS SLEEP_MS SEED [DIE_AFTER]\n"
+    "       slow-writer check PATH\n"
     "write: CHUNKS chunks of RECORDS u64 records each, SLEEP_MS apart, as a\n"
     "'TST8' file; with DIE_AFTER it dies (wa_die) after that many chunks.\n"
     "check: verifies such a file with both readers and prints its record count.\n";

@@ -1,5 +1,5 @@
 # Fuzzing (issue 8): `make fuzz FUZZ_SECONDS=N` builds the libFuzzer
-# targets of fuzz/ with clang, ASan and UBSan, and runs each for N seconds
+# targets of t/fuzz/ with clang, ASan and UBSan, and runs each for N seconds
 # on a copy of its seed corpus testdata/fuzz/TARGET, one at a time.  The
 # library is compiled again by clang into $(FUZZ_BUILD), apart from the
 # gcc build.  scripts/fuzz-report runs the targets and writes the figures
@@ -10,7 +10,7 @@
 FUZZ_CC      ?= clang
 FUZZ_BUILD   ?= build/fuzz
 FUZZ_SECONDS ?= 20
-FUZZ_TARGETS ?= $(patsubst fuzz/%.c,%,$(wildcard fuzz/*.c))
+FUZZ_TARGETS ?= $(patsubst t/fuzz/%.c,%,$(wildcard t/fuzz/*.c))
 FUZZ_SAN      = -fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_CFLAGS   = $(CSTD) -O1 -g -fno-omit-frame-pointer $(PKG_CFLAGS) -Isrc/lib \
     -DWA_VERSION='"$(VERSION)"' -MMD -MP
@@ -31,8 +31,8 @@ $(FUZZ_BUILD)/lib/%.o: src/lib/%.c
 	$(FUZZ_CC) $(FUZZ_CFLAGS) $(WARN) -fsanitize=fuzzer-no-link $(FUZZ_SAN) -c -o $@ $<
 $(FUZZ_LIB): $(FUZZ_LIB_OBJ)
 	rm -f $@ && ar rcs $@ $^
-$(FUZZ_BUILD)/%: fuzz/%.c $(FUZZ_LIB)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) $(WARN) -Ifuzz -fsanitize=fuzzer $(FUZZ_SAN) -o $@ $< \
+$(FUZZ_BUILD)/%: t/fuzz/%.c $(FUZZ_LIB)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) $(WARN) -It/fuzz -fsanitize=fuzzer $(FUZZ_SAN) -o $@ $< \
 	    $(FUZZ_LIB) $(PKG_LIBS) -lunistring -lm -lpthread
 
 -include $(FUZZ_LIB_OBJ:.o=.d) $(FUZZ_BINS:=.d)

@@ -1,18 +1,18 @@
-/* Replays the inputs of the fuzz targets of fuzz/ in a plain build, so
+/* Replays the inputs of the fuzz targets of t/fuzz/ in a plain build, so
  * that their invariants are checked by every build of the suite (gcc,
  * SANITIZE=1, VALGRIND=1) without clang: each regression input of
  * $FUZZ_REGRESSIONS (testdata/fuzz/regressions, named TARGET-WHAT, the
  * inputs that once crashed a target) on a TAP line of its own, and the
  * seed corpora $FUZZ_SEEDS/TARGET (testdata/fuzz) one line a target.  A
- * violated invariant aborts the program (fuzz/fuzz.h), which the test
+ * violated invariant aborts the program (t/fuzz/fuzz.h), which the test
  * reports; a line is "ok" only if some invariant was checked. */
 #define FUZZ_REPLAY
-#include "../../fuzz/binfile.c"
-#include "../../fuzz/extract.c"
-#include "../../fuzz/robots.c"
-#include "../../fuzz/tsv.c"
-#include "../../fuzz/url.c"
-#include "../../fuzz/warc.c"
+#include "../fuzz/binfile.c"
+#include "../fuzz/extract.c"
+#include "../fuzz/robots.c"
+#include "../fuzz/tsv.c"
+#include "../fuzz/url.c"
+#include "../fuzz/warc.c"
 
 #include <dirent.h>
 #include <sys/stat.h>
@@ -84,7 +84,7 @@ main(void)
 {
 	const char *regressions = getenv("FUZZ_REGRESSIONS"), *seeds = getenv("FUZZ_SEEDS");
 	if (!regressions || !seeds) {
-		fputs("test-fuzz-replay: set FUZZ_REGRESSIONS and FUZZ_SEEDS\n", stderr);
+		fputs("fuzz-replay: set FUZZ_REGRESSIONS and FUZZ_SEEDS\n", stderr);
 		return 2;
 	}
 	size_t n;

@@ -170,12 +170,4 @@ bin_fuzz_one(const uint8_t *data, size_t size)
 	return 0;
 }
 
-#ifndef FUZZ_REPLAY
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-int
-LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
-{
-	return bin_fuzz_one(data, size);
-}
-#endif
+FUZZ_TARGET(bin_fuzz_one)

@@ -178,12 +178,4 @@ extract_fuzz_one(const uint8_t *data, size_t size)
 	return 0;
 }
 
-#ifndef FUZZ_REPLAY
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-int
-LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
-{
-	return extract_fuzz_one(data, size);
-}
-#endif
+FUZZ_TARGET(extract_fuzz_one)

@@ -161,12 +161,4 @@ warc_fuzz_one(const uint8_t *data, size_t size)
 	return 0;
 }
 
-#ifndef FUZZ_REPLAY
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-int
-LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
-{
-	return warc_fuzz_one(data, size);
-}
-#endif
+FUZZ_TARGET(warc_fuzz_one)

@@ -20,7 +20,7 @@ main(int argc, char **argv)
 	static const struct option longopts[] = { WA_COMMON_LONGOPTS };
 	int c;
 
-	wa_init(argc, argv, "usage: test-tsvdump [-c MIN] [-C MAX] [-u COL] [-s COL] [-U] [-S] [-l BYTES] [FILE]\n");
+	wa_init(argc, argv, "usage: tsv-dump [-c MIN] [-C MAX] [-u COL] [-s COL] [-U] [-S] [-l BYTES] [FILE]\n");
 	while ((c = getopt_long(argc, argv, "c:C:u:s:USl:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'c': min = opt_count("-c", optarg, 1, 100); break;
