@@ -2,8 +2,9 @@
 # Addresses, robots.txt and URLs by their standards: the address classes
 # against the IANA special-purpose registries (t/unit/test-netaddr.c) and
 # wa-fetch refusing them in a network namespace of its own; robots.txt
-# by RFC 9309's examples (t/unit/test-robots-rfc.c); hosts by RFC 5952,
-# the WHATWG URL host parser and UTS #46 (t/unit/test-url-hosts.c).
+# by RFC 9309's examples (t/unit/test-robots.c, run by robots-parser.t);
+# hosts by RFC 5952, the WHATWG URL host parser and UTS #46
+# (t/unit/test-url.c, run by url-canonical.t).
 . "$(dirname "$0")/lib.sh"
 
 unit test-netaddr
@@ -78,8 +79,6 @@ else
 	ok "wa-fetch and special-purpose addresses # SKIP needs unshare -n and ip (root)" true
 fi
 
-unit test-robots-rfc
-unit test-url-hosts
 is "$(printf '%s\n' 'http://[::7f00:1]/' 'http://[0:0::127.0.0.1]/' 'http://[::127.0.0.1]/' |
     wa-url -q | sort -u)" "http://[::127.0.0.1]/" "wa-url: one canonical form for an IPv6 address"
 printf '%s\n' http://foo.0x7f/ http://xn--ls8h.la/ http://xn--a.de/ http://0x7f.1/ >"$tmp/hosts"

@@ -204,9 +204,75 @@ test_blocks(void)
 		    cases[i].addr, cases[i].in ? "is in" : "is not in", cases[i].block);
 }
 
+static void
+test_addresses(void)
+{
+	static const char *blocked4[] = { "0.0.0.0", "10.1.2.3", "100.64.0.1",
+	    "100.127.255.255", "127.0.0.1", "127.200.3.4", "169.254.169.254",
+	    "172.16.0.1", "172.31.255.255", "192.0.0.8", "192.168.1.1",
+	    "198.18.0.1", "198.19.255.255", "224.0.0.1", "239.255.255.250",
+	    "240.0.0.1", "255.255.255.255" };
+	static const char *public4s[] = { "1.1.1.1", "8.8.8.8", "100.63.255.255",
+	    "100.128.0.0", "172.15.255.255", "172.32.0.0", "192.0.1.1",
+	    "192.169.0.1", "198.17.255.255", "198.20.0.0", "223.255.255.255",
+	    "93.184.216.34" };
+	static const char *blocked6[] = { "::", "::1", "fc00::1", "fd12:3456::1",
+	    "fe80::1", "febf::1", "fec0::1", "ff02::1", "::ffff:127.0.0.1", "::ffff:10.0.0.1",
+	    "64:ff9b::192.168.0.1" };
+	static const char *public6s[] = { "2001:4860:4860::8888", "2606:4700::1111",
+	    "::ffff:8.8.8.8", "64:ff9b::8.8.8.8" };
+
+	for (size_t i = 0; i < sizeof blocked4 / sizeof *blocked4; i++)
+		ok(!public(blocked4[i]), "%s is not public", blocked4[i]);
+	for (size_t i = 0; i < sizeof public4s / sizeof *public4s; i++)
+		ok(public(public4s[i]), "%s is public", public4s[i]);
+	for (size_t i = 0; i < sizeof blocked6 / sizeof *blocked6; i++)
+		ok(!public(blocked6[i]), "%s is not public", blocked6[i]);
+	for (size_t i = 0; i < sizeof public6s / sizeof *public6s; i++)
+		ok(public(public6s[i]), "%s is public", public6s[i]);
+}
+
+static void
+test_block_parse(void)
+{
+	static const struct { const char *addr, *block; bool in; } cases[] = {
+		{ "127.1.2.3", "127.1.2.0/24", true },
+		{ "127.1.3.3", "127.1.2.0/24", false },
+		{ "10.200.0.1", "10.192.0.0/10", true },
+		{ "10.128.0.1", "10.192.0.0/10", false },
+		{ "192.168.7.7", "192.168.7.7", true },
+		{ "192.168.7.8", "192.168.7.7", false },
+		{ "8.8.8.8", "0.0.0.0/0", true },
+		{ "::ffff:127.1.2.9", "127.1.2.0/24", true },
+		{ "::ffff:127.1.9.9", "127.1.2.0/24", false },
+		{ "127.1.2.3", "::ffff:0:0/96", false },
+		{ "fd00:1::5", "fd00:1::/32", true },
+		{ "fd00:2::5", "fd00:1::/32", false },
+		{ "fe80::1", "fc00::/7", false },
+		{ "fd00:1::5", "fc00::/7", true },
+		{ "::1", "::1", true },
+	};
+	static const char *bad[] = { "", "/8", "10.0.0.0/", "10.0.0.0/33",
+	    "10.0.0.0/-1", "10.0.0.0/8x", "10.1.0.0/8", "::1/129", "fd00::1/8",
+	    "10.0.0", "example.com", "10.0.0.0/ 8", "1.2.3.4/+8" };
+	struct netaddr_block b;
+
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+		ok(in_block(cases[i].addr, cases[i].block) == cases[i].in, "%s %s %s",
+		    cases[i].addr, cases[i].in ? "is in" : "is not in", cases[i].block);
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+		ok(!netaddr_block_parse(bad[i], &b), "'%s' is refused as a block", bad[i]);
+	ok(netaddr_block_parse("127.0.0.0/8", &b) && b.family == AF_INET && b.bits == 8,
+	    "127.0.0.0/8: IPv4, 8 bits");
+	ok(netaddr_block_parse("2001:db8::/32", &b) && b.family == AF_INET6 && b.bits == 32,
+	    "2001:db8::/32: IPv6, 32 bits");
+}
+
 int
 main(void)
 {
+	test_addresses();
+	test_block_parse();
 	test_registry_rows();
 	test_embedded();
 	test_blocks();
