@@ -58,7 +58,7 @@ MANS      = $(wildcard man/*.[157])
 # The simulators and scripts/crawl-docs run from the source tree; only the
 # tools' pages are installed.
 INSTALL_MANS = $(wildcard man/wa*.[157])
-SCRIPTS   = $(wildcard scripts/wa-*)
+SCRIPTS   = $(wildcard src/cycle/wa-*)
 SCRIPT_PROGS = $(patsubst scripts/%.c,$(BUILD)/scripts/%,$(wildcard scripts/*.c))
 
 all: $(TOOLS) $(UNITS) $(SCRIPT_PROGS)
@@ -139,7 +139,7 @@ install: all
 	    $(DESTDIR)$(PREFIX)/share/man/man5 $(DESTDIR)$(PREFIX)/share/man/man7
 	install -m 755 $(TOOLS) $(SCRIPTS) $(DESTDIR)$(PREFIX)/bin
 	install -d $(DESTDIR)$(PREFIX)/share/wa
-	install -m 644 scripts/cycle.mk scripts/cycle-lib.sh $(DESTDIR)$(PREFIX)/share/wa
+	install -m 644 src/cycle/cycle.mk src/cycle/cycle-lib.sh $(DESTDIR)$(PREFIX)/share/wa
 	for m in $(INSTALL_MANS); do \
 	    s=$${m##*.}; install -m 644 $$m $(DESTDIR)$(PREFIX)/share/man/man$$s; done
 

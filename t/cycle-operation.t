@@ -88,12 +88,12 @@ l=$tmp/l
 fresh "$l" && mkdir "$l/lock"
 for sh in sh dash bash; do
 	command -v $sh >/dev/null || continue
-	exits 1 "$sh: a lock file that cannot be opened: status 1" $sh "$ROOT/scripts/wa-cycle" "$l"
+	exits 1 "$sh: a lock file that cannot be opened: status 1" $sh "$ROOT/src/cycle/wa-cycle" "$l"
 	like "$(cat "$tmp/stderr")" "$l/lock: cannot open the lock file: Is a directory" "  and says why"
 done
 # wa-dist opens its lock the same way (its hosts are read first).
 echo 127.0.0.1 >"$tmp/one-host"
-exits 1 "dash: wa-dist too: status 1" dash "$ROOT/scripts/wa-dist" --sshloginfile "$tmp/one-host" "$l"
+exits 1 "dash: wa-dist too: status 1" dash "$ROOT/src/cycle/wa-dist" --sshloginfile "$tmp/one-host" "$l"
 like "$(cat "$tmp/stderr")" "$l/lock: cannot open the lock file: Is a directory" "  and says why"
 
 # A signal to wa-cycle alone, during the fetch (a wait of 1 s between
@@ -170,7 +170,7 @@ is "$(grep -c 'wa-fetch ' "$tmp/rerun")/$(grep -c 'wa-pagerank ' "$tmp/rerun")" 
 u=$tmp/u
 fresh "$u"
 mkdir "$u/cycle-1"
-make -s -f "$ROOT/scripts/cycle.mk" STATE="$u" NOW=$now1 $vars WAIT=0 "$scope" "$resolve" rank \
+make -s -f "$ROOT/src/cycle/cycle.mk" STATE="$u" NOW=$now1 $vars WAIT=0 "$scope" "$resolve" rank \
 	>/dev/null 2>&1
 wa-invrank -q -o "$tmp/uniform.tsv" "$u/cycle-1/graph" 2>/dev/null
 is "$(cmp -s "$u/cycle-1/usefulness.tsv" "$tmp/uniform.tsv" || echo differ)" differ \
@@ -195,8 +195,8 @@ mkdir -p "$p/bin" "$p/share/wa"
 # The tools themselves: scripts/tool-meter's stand-ins need settings
 # that env -i drops.
 for t in "${WA_METER_REAL:-$WA_BIN}"/wa-*; do ln -s "$t" "$p/bin/"; done
-cp "$ROOT/scripts/wa-cycle" "$ROOT/scripts/wa-plot" "$p/bin/"
-cp "$ROOT/scripts/cycle.mk" "$ROOT/scripts/cycle-lib.sh" "$p/share/wa/"
+cp "$ROOT/src/cycle/wa-cycle" "$ROOT/src/cycle/wa-plot" "$p/bin/"
+cp "$ROOT/src/cycle/cycle.mk" "$ROOT/src/cycle/cycle-lib.sh" "$p/share/wa/"
 crontab_line() {	# MANPAGE REGEX: the command of the crontab line
 	grep -E '^[0-9*/, ]+ [0-9*/, ]+ [*] [*] [*] ' "$ROOT/man/$1" | grep -E -- "$2" | head -1 |
 		cut -d ' ' -f 6-

@@ -1,12 +1,12 @@
 #!/bin/sh
-# The acquisition cycle (scripts/cycle.mk, scripts/wa-cycle) over the test
+# The acquisition cycle (src/cycle/cycle.mk, src/cycle/wa-cycle) over the test
 # web: two cycles whose files match the hand-written links and pages of
 # testdata/web/expected, a cycle stopped after each step (and one killed
 # during its fetch) that resumes to the same files, the lock, and the
 # exit status that names a failed step.
 . "$(dirname "$0")/lib.sh"
 web=$TESTDATA/web
-mk=$ROOT/scripts/cycle.mk
+mk=$ROOT/src/cycle/cycle.mk
 command -v flock >/dev/null || skip_all "needs flock(1) (util-linux)"
 needs_python networkx
 web_start

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Kill -9 at random points (issue 8, "Faults at every step"): scripts/
 # kill-points on every tool with small inputs and 5 points each, then on a
-# whole cycle (scripts/wa-cycle over the test web, its process group
+# whole cycle (src/cycle/wa-cycle over the test web, its process group
 # killed, 3 points after its fetch): no output is ever partial under its
 # final name and the rerun gives the bytes of an uninterrupted run.  The
 # 50-point runs on larger inputs, and of a cycle from its seeds, are
@@ -50,7 +50,7 @@ like "$(cut -f4 "$tmp/bad.tsv")" '^[1-9]' "and counts the partial files"
 # nothing (wa-cycle would start the next cycle).
 web_start
 resolve="RESOLVE=$(echo "$WEB_RESOLVE" | sed 's/--resolve //g')"
-cycle="[ -e current ] || exec '$ROOT/scripts/wa-cycle' --now 1800000000 . WAIT=0 ALLOW_PRIVATE=1 G=100 \
+cycle="[ -e current ] || exec '$ROOT/src/cycle/wa-cycle' --now 1800000000 . WAIT=0 ALLOW_PRIVATE=1 G=100 \
 	'SCOPE=^http://[a-z]+[.]test:8080/' '$resolve'"
 c=cycle-1
 s=$tmp/state

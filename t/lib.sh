@@ -38,7 +38,7 @@ ROOT=$(dirname "$T_DIR")
 WA_BIN=$(cd "${WA_BIN:-$ROOT/bin}" 2>/dev/null && pwd) || WA_BIN=$ROOT/bin
 WA_UNIT=$(cd "${WA_UNIT:-$ROOT/build/opt/t}" 2>/dev/null && pwd) || WA_UNIT=$ROOT/build/opt/t
 TESTDATA=$ROOT/testdata
-PATH=$WA_BIN:$ROOT/scripts:$PATH
+PATH=$WA_BIN:$ROOT/src/cycle:$ROOT/scripts:$PATH
 export PATH WA_BIN ROOT TESTDATA
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/wa-test.XXXXXX")

@@ -1,5 +1,5 @@
 #!/bin/sh
-# scripts/wa-plot over a hand-made state directory of two cycles in the
+# src/cycle/wa-plot over a hand-made state directory of two cycles in the
 # formats of wa-formats(5) and the rank.log of wa-pagerank -v: every data
 # file against values computed by hand, the PNGs (signature, size, IHDR),
 # no output under a final name when gnuplot fails or is missing, and the
@@ -209,7 +209,7 @@ mkdir "$tmp/nobin"
 for c in sh awk sort mktemp mkdir rm mv sed grep wc cat readlink; do
 	ln -s "$(command -v $c)" "$tmp/nobin/$c"
 done
-exits 1 "no gnuplot: exit 1" env PATH="$tmp/nobin" "$ROOT/scripts/wa-plot" -q -o "$tmp/none" "$s"
+exits 1 "no gnuplot: exit 1" env PATH="$tmp/nobin" "$ROOT/src/cycle/wa-plot" -q -o "$tmp/none" "$s"
 like "$(cat "$tmp/stderr")" '^wa-plot: gnuplot not found' "says gnuplot is missing"
 ok "and writes nothing" test ! -e "$tmp/none"
 

@@ -181,11 +181,27 @@ in_block(const char *addr, const char *block)
 	return netaddr_in_block((struct sockaddr *)&ss, &b);
 }
 
-/* An IPv4 block of --allow-net lets in the IPv6 forms judged by it. */
+/* The blocks of --allow-net; an IPv4 block lets in the IPv6 forms judged
+ * by it. */
 static void
 test_blocks(void)
 {
 	static const struct { const char *addr, *block; bool in; } cases[] = {
+		{ "127.1.2.3", "127.1.2.0/24", true },
+		{ "127.1.3.3", "127.1.2.0/24", false },
+		{ "10.200.0.1", "10.192.0.0/10", true },
+		{ "10.128.0.1", "10.192.0.0/10", false },
+		{ "192.168.7.7", "192.168.7.7", true },
+		{ "192.168.7.8", "192.168.7.7", false },
+		{ "8.8.8.8", "0.0.0.0/0", true },
+		{ "::ffff:127.1.2.9", "127.1.2.0/24", true },
+		{ "::ffff:127.1.9.9", "127.1.2.0/24", false },
+		{ "127.1.2.3", "::ffff:0:0/96", false },
+		{ "fd00:1::5", "fd00:1::/32", true },
+		{ "fd00:2::5", "fd00:1::/32", false },
+		{ "fe80::1", "fc00::/7", false },
+		{ "fd00:1::5", "fc00::/7", true },
+		{ "::1", "::1", true },
 		{ "::ffff:127.0.0.1", "127.0.0.0/8", true },
 		{ "::127.0.0.1", "127.0.0.0/8", true },
 		{ "::ffff:0:127.0.0.1", "127.0.0.0/8", true },
@@ -232,34 +248,15 @@ test_addresses(void)
 		ok(public(public6s[i]), "%s is public", public6s[i]);
 }
 
+/* What --allow-net takes as a block, and what it refuses. */
 static void
 test_block_parse(void)
 {
-	static const struct { const char *addr, *block; bool in; } cases[] = {
-		{ "127.1.2.3", "127.1.2.0/24", true },
-		{ "127.1.3.3", "127.1.2.0/24", false },
-		{ "10.200.0.1", "10.192.0.0/10", true },
-		{ "10.128.0.1", "10.192.0.0/10", false },
-		{ "192.168.7.7", "192.168.7.7", true },
-		{ "192.168.7.8", "192.168.7.7", false },
-		{ "8.8.8.8", "0.0.0.0/0", true },
-		{ "::ffff:127.1.2.9", "127.1.2.0/24", true },
-		{ "::ffff:127.1.9.9", "127.1.2.0/24", false },
-		{ "127.1.2.3", "::ffff:0:0/96", false },
-		{ "fd00:1::5", "fd00:1::/32", true },
-		{ "fd00:2::5", "fd00:1::/32", false },
-		{ "fe80::1", "fc00::/7", false },
-		{ "fd00:1::5", "fc00::/7", true },
-		{ "::1", "::1", true },
-	};
 	static const char *bad[] = { "", "/8", "10.0.0.0/", "10.0.0.0/33",
 	    "10.0.0.0/-1", "10.0.0.0/8x", "10.1.0.0/8", "::1/129", "fd00::1/8",
 	    "10.0.0", "example.com", "10.0.0.0/ 8", "1.2.3.4/+8" };
 	struct netaddr_block b;
 
-	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
-		ok(in_block(cases[i].addr, cases[i].block) == cases[i].in, "%s %s %s",
-		    cases[i].addr, cases[i].in ? "is in" : "is not in", cases[i].block);
 	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
 		ok(!netaddr_block_parse(bad[i], &b), "'%s' is refused as a block", bad[i]);
 	ok(netaddr_block_parse("127.0.0.0/8", &b) && b.family == AF_INET && b.bits == 8,

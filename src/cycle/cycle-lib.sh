@@ -1,6 +1,22 @@
-# cycle-lib.sh: what wa-cycle and wa-dist share, sourced by both: stopping
-# the processes a cycle started when the script is told to stop.  It sits
-# beside them in the source tree and in PREFIX/share/wa once installed.
+# cycle-lib.sh: what wa-cycle and wa-dist share, sourced by both: finding
+# the tools, and stopping the processes a cycle started when the script is
+# told to stop.  It sits beside them in the source tree and in
+# PREFIX/share/wa once installed.
+
+# tools_on_path DIR: puts the tools first on PATH: WA_BIN if set (cycle.mk
+# reads it too), else DIR itself when the scripts are installed beside the
+# tools (PREFIX/bin), else the source tree's bin/ (DIR is src/cycle);
+# otherwise PATH stays as it is.
+tools_on_path() {
+	if [ -n "${WA_BIN:-}" ]; then
+		PATH=$WA_BIN:$PATH
+	elif [ -x "$1/wa-fetch" ]; then
+		PATH=$1:$PATH
+	elif [ -x "$1/../../bin/wa-fetch" ]; then
+		PATH=$(cd "$1/../../bin" && pwd):$PATH
+	fi
+	export PATH
+}
 
 # descendants PID: the processes under PID, from /proc (the fields after
 # the command name, which may hold blanks, start with the state and the

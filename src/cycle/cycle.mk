@@ -6,7 +6,7 @@
 # renames them, the step's target last, so a killed cycle resumes at the
 # step it stopped in and ends with the same files.  See wa-cycle(1).
 #
-#   make -f scripts/cycle.mk STATE=dir [NOW=time] [G=pages/day] ...
+#   make -f src/cycle/cycle.mk STATE=dir [NOW=time] [G=pages/day] ...
 
 ifeq ($(strip $(STATE)),)
 $(error STATE is not set: make -f cycle.mk STATE=dir)
