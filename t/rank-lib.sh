@@ -29,6 +29,31 @@ gen_graph() {
 	fi
 }
 
+# test_graphs: the graphs both tools are checked on.  Under valgrind the
+# figures are the same; four graphs take every path of the code (dangling
+# pages, disconnected parts, XML pages, a generated graph of two blocks).
+test_graphs() {
+	if under_valgrind; then
+		echo dangling disconnected xml gen
+	else
+		echo dangling sink cycles disconnected selflinks star chain xml gen
+	fi
+}
+
+# build_test_graph NAME: sets $links and $pages (of testdata/graphs, or the
+# generated graph for gen), $g, $g7 and the output prefix $o, and builds
+# $g in one slice and $g7 in seven.
+build_test_graph() {
+	if [ "$1" = gen ]; then
+		links=$tmp/gen.links.tsv pages=$tmp/gen.pages.tsv
+	else
+		links=$G/rank-$1.links.tsv pages=$G/rank-$1.pages.tsv
+	fi
+	g=$tmp/$1.g g7=$tmp/$1.g7 o=$tmp/$1
+	ok "$1: wa-linkmat builds the graph" wa-linkmat -q -p "$pages" -o "$g" "$links"
+	ok "$1: and cut in 7 slices" wa-linkmat -q -s 7 -p "$pages" -o "$g7" "$links"
+}
+
 # modes TOOL VERIFIER-MODE: the checks both tools share, on the graph of the
 # current loop ($name, $links, $pages, $g of one slice, $g7 of 7, output
 # prefix $o): Gauss-Seidel and Jacobi against the verifier and each other,

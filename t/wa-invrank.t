@@ -13,20 +13,8 @@
 # The generated graph: power-law in-degree, sites, some dangling pages.
 gen_graph -s 11 -x 0.05
 
-graphs="dangling sink cycles disconnected selflinks star chain xml gen"
-# Under valgrind the figures are the same; four graphs take every path of
-# the code (dangling pages, disconnected parts, XML pages, a generated
-# graph of two blocks).
-under_valgrind && graphs="dangling disconnected xml gen"
-for name in $graphs; do
-	if [ $name = gen ]; then
-		links=$tmp/gen.links.tsv pages=$tmp/gen.pages.tsv
-	else
-		links=$G/rank-$name.links.tsv pages=$G/rank-$name.pages.tsv
-	fi
-	g=$tmp/$name.g g7=$tmp/$name.g7 o=$tmp/$name
-	ok "$name: wa-linkmat builds the graph" wa-linkmat -q -p "$pages" -o "$g" "$links"
-	ok "$name: and cut in 7 slices" wa-linkmat -q -s 7 -p "$pages" -o "$g7" "$links"
+for name in $(test_graphs); do
+	build_test_graph $name
 	echo "# $name: $(verify stats "$links" "$pages")"
 
 	modes wa-invrank invrank
