@@ -1,9 +1,10 @@
 #!/bin/sh
-# scripts/sim-opic: seed 004's experiments with the real wa-opic (issue 6).
-# Its error measure is checked on hand-computed cases (a scores pair, and
-# the power iteration on a three-page graph whose PageRank has a closed
-# form), its runs against themselves (same seed, same bytes), and a small
-# run against the paper's findings, with margins measured on seeds 1-8.
+# scripts/sim-opic: the experiments of Abiteboul, Preda, Cobena, "Adaptive
+# On-Line Page Importance Computation", 2003, with the real wa-opic.  Its
+# error measure is checked on hand-computed cases (a scores pair, and the
+# power iteration on a three-page graph whose PageRank has a closed form),
+# its runs against themselves (same seed, same bytes), and a small run
+# against the paper's findings, with margins measured on seeds 1-8.
 . "$(dirname "$0")/lib.sh"
 # The tools it runs are checked under valgrind by their own tests; here
 # valgrind would only slow the simulation down.
@@ -92,7 +93,7 @@ if [ -n "$fixed" ]; then
 2.0000	1.0000" "Fixed Window of N reads: 1 measure a page"
 fi
 
-# The quick run against seed 004's findings.  Ratios measured on seeds 1-8
+# The quick run against the paper's findings.  Ratios measured on seeds 1-8
 # (3000 pages, 4 N reads): on all pages greedy / random 0.27-0.38, cycle /
 # random 0.55-0.65; on the top 10% greedy / cycle 0.29-0.49, greedy / random
 # 0.17-0.27, greedy / power iteration 0.26-0.88 (0.69 with seed 3).
