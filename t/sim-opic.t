@@ -118,7 +118,8 @@ is "$(wc -l <"$tmp/q/convergence-greedy.tsv")" 18 "a checkpoint every N/4 reads,
 # 0.82 with seed 3); every policy's error grows with the rate of change.
 # (Interpolation is 1.2-1.6 times Variable Window 8's error here, not at
 # least as good as the paper finds: 6 N reads are too few for it to forget
-# the initial state; with 10 N reads, 0.80-1.14 times: see sim-opic(1).)
+# the initial state; with 10 N reads, 0.80-1.14 times: see
+# scripts/sim-opic.results.)
 set -- $(value "$s" changing k8 0.1) $(value "$s" changing plain 0.1)
 echo "# rate 0.1: k8 $1 ($3 measures), plain $4"
 awk -v k="$1" -v p="$4" 'BEGIN { exit !(k < 0.9 * p) }'
