@@ -3,7 +3,8 @@
  *
  * Models:
  *   uniform   every page links to d distinct pages drawn uniformly (the
- *             random graphs of seed 000 sec. 2.4: 10 out-links per page);
+ *             random graphs of Preda, "Data Acquisition for an XML
+ *             Warehouse", 2000, sec. 2.4: 10 out-links per page);
  *   powerlaw  pages grouped in sites of Zipf-distributed sizes; most links
  *             stay inside their site; targets are drawn with a Zipf law on
  *             the pages' rank in their site (and on the site for links
@@ -24,9 +25,9 @@
  *             neighbours in URL order), drawn with a Zipf law on the
  *             members' rank by size, the others to any site as in
  *             powerlaw.
- *             Seed 002 (Castillo, Figure 6.3) shows how skewed site sizes
- *             are; the link fractions are assumptions: the seeds measure
- *             none of them.
+ *             Castillo ("Effective Web Crawling", 2004, Figure 6.3)
+ *             shows how skewed site sizes are; the link fractions are
+ *             assumptions: none of the papers measures them.
  *
  * Page p (0 <= p < n) is http://sSITE.example/pPAGE with both numbers
  * zero-padded to a fixed width, sites being ranges of consecutive pages: so

@@ -6,7 +6,7 @@
  * Random: one random permutation of the ids, every round), single
  * thread, best of several runs; then checks the computation beside an
  * independent power iteration on the same rows, whose fixpoint is that
- * of seed 004's graph with the virtual page, x = c A'(x/d) + (1 - c
+ * of the OPIC paper's graph with the virtual page, x = c A'(x/d) + (1 - c
  * sum_{d>0} x)/n (PageRank with damping c, dangling pages spread
  * evenly): plain OPIC's history gained in the last of -e Cycle rounds
  * must be within -E of it (relative L1), and the total cash 1; the
@@ -305,7 +305,7 @@ main(int argc, char **argv)
 		run_reads(&o, NULL, cycles - 1);
 		/* Plain OPIC: what the history gains in a round of Cycle is the
 		 * cash every page passed on; in the steady state that flow is
-		 * the fixpoint (seed 004 sec. 2), reached as fast as the power
+		 * the fixpoint (OPIC paper, sec. 2), reached as fast as the power
 		 * iteration converges, while H + C also carries the first
 		 * rounds' unequal cash and converges as 1/rounds. */
 		for (size_t i = 0; i < g.n; i++)

@@ -1,11 +1,11 @@
 /* wa-fetch: fetches the URLs of a fetch list politely, writes what it got
  * to WARC/1.1 files and one fetch log row per URL to stdout.
  *
- * The politeness model is seed 002's (Castillo, ch. 6.2: w seconds between
- * requests to a site, c pages per connection, r connections, never two at
- * once to a site), robots.txt is RFC 9309, the records are WARC 1.1 (ISO
- * 28500:2017), conditional requests RFC 9110 sec. 13.  One process, one
- * libcurl multi handle, one event loop.
+ * The politeness model is Castillo's ("Effective Web Crawling", 2004,
+ * ch. 6.2: w seconds between requests to a site, c pages per connection, r
+ * connections, never two at once to a site), robots.txt is RFC 9309, the
+ * records are WARC 1.1 (ISO 28500:2017), conditional requests RFC 9110
+ * sec. 13.  One process, one libcurl multi handle, one event loop.
  *
  * Here: the options, the input, the event loop and the decisions on each
  * outcome.  The politeness queues are in sites.c, one request and its

@@ -1,8 +1,8 @@
-/* wa-lambda: the change rate of every page from its history of
- * observations (seed 000 ch. 4; Cho and Garcia-Molina, ACM TOIT 2003,
- * sec. 6), streamed one URL at a time (man/wa-formats.5, "Observations and
- * history", "Change rates", "Overrides"; man/wa-lambda.1 says how each
- * estimator is chosen). */
+/* wa-lambda: the change rate of every page from its history of observations
+ * (Preda, "Data Acquisition for an XML Warehouse", 2000, ch. 4; Cho and
+ * Garcia-Molina, ACM TOIT 2003, sec. 6), streamed one URL at a time
+ * (man/wa-formats.5, "Observations and history", "Change rates",
+ * "Overrides"; man/wa-lambda.1 says how each estimator is chosen). */
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
@@ -21,7 +21,7 @@ static const char usage[] =
     "history is sorted by url, then time (wa-formats(5)).\n"
     "  -O FILE           rate overrides (url, lambda): they replace the estimate\n"
     "  -o FILE           output file (default: stdout), written atomically\n"
-    "  --literal         seed 000 eq. 4.2 as printed, for Last-Modified histories\n"
+    "  --literal         Preda's eq. 4.2 as printed, for Last-Modified histories\n"
     "  --prior SHAPE,RATE  the Gamma prior (RATE in days); default: fitted on\n"
     "                    the HISTORY files in a first pass, or 1,7 on stdin\n"
     "  -q                no progress line\n"

@@ -1,6 +1,6 @@
 /* wa-opic: on-line page importance (OPIC) from fetched pages' links in
  * crawl order, after Abiteboul, Preda, Cobena, "Adaptive On-Line Page
- * Importance Computation" (seed 004): cash, history, the virtual page of
+ * Importance Computation" (WWW 2003): cash, history, the virtual page of
  * sec. 1 ("small edges"), Lemma 2.3, and Adaptive OPIC's window policies
  * of sec. 3: Interpolation, Variable Window, Fixed Window and Improved
  * Fixed Window (sec. 4).  The computation, on page ids, is

@@ -1,11 +1,13 @@
 /* wa-schedule: the fetch list of the next acquisition cycle, from the page
  * state (man/wa-formats.5): refresh at the frequencies that minimise the
- * cost of obsolescence under the crawler's bandwidth (seed 000 ch. 3, eq.
- * 3.7-3.8, with the refresh cycle time of seed 003 sec. 4 as a cap solved
- * by exact water-filling), discovery shares sigma_X and sigma_H and the
- * importance factor chi (seed 003 sec. 2), categories and publication
- * overrides (seed 000 ch. 5), sites interleaved by the Length idea of seed
- * 002 ch. 6.
+ * cost of obsolescence under the crawler's bandwidth (Preda, "Data
+ * Acquisition for an XML Warehouse", 2000, ch. 3, eq. 3.7-3.8, with the
+ * refresh cycle time of Mignet, Preda, Abiteboul et al., "Acquisition and
+ * Maintenance of XML Data from the Web", 2000, sec. 4 as a cap solved by
+ * exact water-filling), discovery shares sigma_X and sigma_H and the
+ * importance factor chi (Mignet et al., sec. 2), categories and publication
+ * overrides (Preda, ch. 5), sites interleaved by the Length idea of
+ * Castillo, "Effective Web Crawling", 2004, ch. 6.
  *
  * Two passes over the page state, memory bounded by the fetch list: pass 1
  * sums S and keeps the largest G*T+1 values u_i = (w_i lambda_i^alpha)^(1/
@@ -864,7 +866,7 @@ row_by_site(const void *a, const void *b)
 	return (x->priority < y->priority) - (x->priority > y->priority);
 }
 
-/* Seed 002's Length: round r takes the r-th page of every site that has
+/* Castillo's Length: round r takes the r-th page of every site that has
  * one, longest queues first, so that many sites stay open to the end. */
 static int
 row_interleaved(const void *a, const void *b)

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Output files appear whole or not at all (DESIGN.md, "Streams"): a writer
+# Output files appear whole or not at all (wa.7, "Output files"): a writer
 # killed in the middle leaves nothing under the final name and an older
 # version intact; one stopped by a signal it can catch, or dying on an
 # error, removes its temporary as well.

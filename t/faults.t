@@ -1,5 +1,5 @@
 #!/bin/sh
-# Faults at every step (issue 8): a missing or truncated input, an unsorted
+# Faults at every step: a missing or truncated input, an unsorted
 # input where sorted is required, a binary file with a flipped byte, a full
 # device (a 256K tmpfs, when this test may mount one; /dev/full for
 # standard output) for every tool that reads or writes them.  Each must

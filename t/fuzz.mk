@@ -1,4 +1,4 @@
-# Fuzzing (issue 8): `make fuzz FUZZ_SECONDS=N` builds the libFuzzer
+# Fuzzing: `make fuzz FUZZ_SECONDS=N` builds the libFuzzer
 # targets of t/fuzz/ with clang, ASan and UBSan, and runs each for N seconds
 # on a copy of its seed corpus testdata/fuzz/TARGET, one at a time.  The
 # library is compiled again by clang into $(FUZZ_BUILD), apart from the

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Hostile servers and hostile content (issue 8), on t/fault-server.py: a
+# Hostile servers and hostile content, on t/fault-server.py: a
 # robots.txt that never ends, 10^5 links in one page, 50 MB of nested
 # tags (HTML and XML) and stray end tags under deep nesting, the billion
 # laughs and a quadratic entity blowup, URLs of 100 kB (input list,

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Kill -9 at random points (issue 8, "Faults at every step"): scripts/
+# Kill -9 at random points: scripts/
 # kill-points on every tool with small inputs and 5 points each, then on a
 # whole cycle (src/cycle/wa-cycle over the test web, its process group
 # killed, 3 points after its fetch): no output is ever partial under its

@@ -12,9 +12,10 @@
                                 median of lambda/truth within the bounds, and
                                 the 90% intervals cover the truth 84-96% of the time
 
-The estimators are written here from the formulas in man/wa-lambda.1
-(seed 000 eq. 4.1 and 4.2, Cho and Garcia-Molina's bias-reduced form), with
-scipy's brentq, gamma.ppf and chi2.ppf in place of wa-lambda's own solvers.
+The estimators are written here from the formulas in man/wa-lambda.1 (Preda,
+"Data Acquisition for an XML Warehouse", 2000, eq. 4.1 and 4.2; Cho and
+Garcia-Molina's bias-reduced form), with scipy's brentq, gamma.ppf and
+chi2.ppf in place of wa-lambda's own solvers.
 """
 import math
 import sys

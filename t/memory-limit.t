@@ -1,5 +1,5 @@
 #!/bin/sh
-# Memory (issue 8, "Faults at every step"): each tool with a memory budget
+# Memory: each tool with a memory budget
 # (-m) run under a hard address-space limit (ulimit -v, which its children,
 # GNU sort among them, inherit) slightly above the budget, on inputs
 # larger than the budget, completes, and writes what the unlimited run

@@ -1,5 +1,6 @@
 #!/usr/bin/python3
-"""Independent check of wa-opic (seed 004, OPIC and Adaptive OPIC with
+"""Independent check of wa-opic (OPIC and Adaptive OPIC of Abiteboul,
+Preda, Cobena, "Adaptive On-Line Page Importance Computation", 2003, with
 the Interpolation, Variable Window and (Improved) Fixed Window policies,
 time in reads or in seconds from a fetch log): a dense, direct simulation
 in numpy, where the virtual page hands out its cash to every page right

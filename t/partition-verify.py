@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Independent checks of wa-partition (seed 001), for t/wa-partition.t and
+"""Independent checks of wa-partition (the superpages of Teng et al.,
+"Collaborative Web Crawling", 1999), for t/wa-partition.t and
 scripts/bench-partition.  Computes SURT keys from man/wa-formats.5 "SURT
 keys" and looks rules up with bisect, sharing no code with the tool.
 

@@ -3,12 +3,13 @@
 
 In the sense of the GAPBS verifiers: it rebuilds the graph from the same
 links and pages TSV that wa-linkmat was given, computes the ranking with
-networkx (and numpy/scipy for the paper's literal formulas), and compares.
-It shares no code with the tools.
+networkx (and numpy/scipy for the literal formulas of Preda, "Data
+Acquisition for an XML Warehouse", 2000), and compares.  It shares no code
+with the tools.
 
   rank-verify.py MODE LINKS PAGES OURS [options]
       MODE   pagerank            networkx.pagerank(G), dangling rank along E
-             renormalize         seed 000 eq. 2.6-2.7 literally (numpy)
+             renormalize         Preda's eq. 2.6-2.7 literally (numpy)
              invrank             networkx.pagerank(reverse G), E' uniform on
                                  the xml pages
              invrank-importance  the same, E' = --importance on the xml pages
@@ -258,8 +259,9 @@ def solve_pagerank(g, c, e, reverse):
 
 def renormalized(op, e0, e, c):
 	"""PR_{i+1} = r (c op(PR_i) + (1-c) E), r = |PR_i|_1 / |c op(PR_i) +
-	(1-c) E|_1, from PR_0 = e0 (seed 000 eq. 2.6-2.7), until the L1 change
-	is below TINY or stops falling at round-off level."""
+	(1-c) E|_1, from PR_0 = e0 (Preda, "Data Acquisition for an XML
+	Warehouse", 2000, eq. 2.6-2.7), until the L1 change is below TINY or
+	stops falling at round-off level."""
 	import numpy as np
 	x = e0.copy()
 	best, since = math.inf, 0

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Read errors (issue 8, "Faults at every step"): every input of every tool
+# Read errors: every input of every tool
 # that fails with EIO, at its first byte or after valid rows, stops the
 # tool with exit 1 and a message naming the file, and leaves the previous
 # outputs as they were, with no temporary file beside them (t/faults.t

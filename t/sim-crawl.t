@@ -1,10 +1,11 @@
 #!/bin/sh
-# scripts/sim-crawl: the crawl simulator of issue 6 (seed 002 ch. 6).  Its
-# trace is checked against the politeness model by an independent reader
-# (gap w between two requests to a site, one connection per site holding
-# it for at most c pages, at most r requests at once), its runs against
-# themselves (same seed, same bytes), and its curves against what PageRank
-# guarantees (the ranks of all pages sum to 1; the oracle order leads).
+# scripts/sim-crawl: the crawl simulator (Castillo, "Effective Web
+# Crawling", 2004, ch. 6).  Its trace is checked against the politeness
+# model by an independent reader (gap w between two requests to a site, one
+# connection per site holding it for at most c pages, at most r requests at
+# once), its runs against themselves (same seed, same bytes), and its curves
+# against what PageRank guarantees (the ranks of all pages sum to 1; the
+# oracle order leads).
 . "$(dirname "$0")/lib.sh"
 under_valgrind && skip_all "the simulation's figures are the same under valgrind"
 needs_python numpy

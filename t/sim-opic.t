@@ -1,9 +1,10 @@
 #!/bin/sh
-# scripts/sim-opic: seed 004's experiments with the real wa-opic (issue 6).
-# Its error measure is checked on hand-computed cases (a scores pair, and
-# the power iteration on a three-page graph whose PageRank has a closed
-# form), its runs against themselves (same seed, same bytes), and a small
-# run against the paper's findings, with margins measured on seeds 1-8.
+# scripts/sim-opic: the experiments of Abiteboul, Preda, Cobena, "Adaptive
+# On-Line Page Importance Computation", 2003, with the real wa-opic.  Its
+# error measure is checked on hand-computed cases (a scores pair, and the
+# power iteration on a three-page graph whose PageRank has a closed form),
+# its runs against themselves (same seed, same bytes), and a small run
+# against the paper's findings, with margins measured on seeds 1-8.
 . "$(dirname "$0")/lib.sh"
 # The tools it runs are checked under valgrind by their own tests; here
 # valgrind would only slow the simulation down.
@@ -92,7 +93,7 @@ if [ -n "$fixed" ]; then
 2.0000	1.0000" "Fixed Window of N reads: 1 measure a page"
 fi
 
-# The quick run against seed 004's findings.  Ratios measured on seeds 1-8
+# The quick run against the paper's findings.  Ratios measured on seeds 1-8
 # (3000 pages, 4 N reads): on all pages greedy / random 0.27-0.38, cycle /
 # random 0.55-0.65; on the top 10% greedy / cycle 0.29-0.49, greedy / random
 # 0.17-0.27, greedy / power iteration 0.26-0.88 (0.69 with seed 3).
@@ -117,7 +118,8 @@ is "$(wc -l <"$tmp/q/convergence-greedy.tsv")" 18 "a checkpoint every N/4 reads,
 # 0.82 with seed 3); every policy's error grows with the rate of change.
 # (Interpolation is 1.2-1.6 times Variable Window 8's error here, not at
 # least as good as the paper finds: 6 N reads are too few for it to forget
-# the initial state; with 10 N reads, 0.80-1.14 times: see sim-opic(1).)
+# the initial state; with 10 N reads, 0.80-1.14 times: see
+# scripts/sim-opic.results.)
 set -- $(value "$s" changing k8 0.1) $(value "$s" changing plain 0.1)
 echo "# rate 0.1: k8 $1 ($3 measures), plain $4"
 awk -v k="$1" -v p="$4" 'BEGIN { exit !(k < 0.9 * p) }'

@@ -1,9 +1,10 @@
 #!/bin/sh
-# scripts/sim-refresh: the simulated web of issue 5.  Its figures are checked
-# against closed forms of seed 000 ch. 3 (the optimum S^(a+1)/((a+1)G^a),
-# the cost and the freshness of a uniform refresh), the oracle run through
-# wa-schedule against the simulator's own python optimum, and the streams it
-# hands to wa-lambda against man/wa-formats.5.
+# scripts/sim-refresh: the simulated web.  Its figures are checked against
+# closed forms of Preda, "Data Acquisition for an XML Warehouse", 2000,
+# ch. 3 (the optimum S^(a+1)/((a+1)G^a), the cost and the freshness of a
+# uniform refresh), the oracle run through wa-schedule against the
+# simulator's own python optimum, and the streams it hands to wa-lambda
+# against man/wa-formats.5.
 . "$(dirname "$0")/lib.sh"
 # The tools it runs are checked under valgrind by their own tests; here
 # valgrind would only slow the simulation down.

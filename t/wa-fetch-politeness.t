@@ -1,9 +1,9 @@
 #!/bin/sh
-# wa-fetch's politeness (seed 002): at least -w seconds from the end of one
-# request to a site to the start of the next, one connection per site at
-# a time, at most -c requests per connection, many sites served at once;
-# Crawl-delay, Retry-After and failing sites.  Gaps are read from the
-# servers' own access logs.
+# wa-fetch's politeness (the model of Castillo, "Effective Web Crawling",
+# 2004): at least -w seconds from the end of one request to a site to the
+# start of the next, one connection per site at a time, at most -c requests
+# per connection, many sites served at once; Crawl-delay, Retry-After and
+# failing sites.  Gaps are read from the servers' own access logs.
 . "$(dirname "$0")/lib.sh"
 . "$T_DIR/wa-fetch-lib.sh"
 

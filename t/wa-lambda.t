@@ -1,10 +1,11 @@
 #!/bin/sh
 # wa-lambda: every estimator recomputed independently (t/lambda-verify.py,
 # scipy) on generated histories to 1e-9 relative: the last date of change
-# (corrected and literal), the maximum likelihood of seed 000 eq. 4.1 on
-# irregular intervals, the prior on the edge cases, the fitted prior and the
-# intervals; a worked example by hand; overrides; unsorted input and bad
-# rows; and estimates close to the truth on simulated Poisson pages.
+# (corrected and literal), the maximum likelihood of Preda, "Data
+# Acquisition for an XML Warehouse", 2000, eq. 4.1, on irregular intervals,
+# the prior on the edge cases, the fitted prior and the intervals; a worked
+# example by hand; overrides; unsorted input and bad rows; and estimates
+# close to the truth on simulated Poisson pages.
 . "$(dirname "$0")/lib.sh"
 
 needs_python numpy scipy

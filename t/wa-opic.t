@@ -1,12 +1,13 @@
 #!/bin/sh
-# wa-opic: OPIC (seed 004) checked against an independent dense simulation
+# wa-opic: OPIC (Abiteboul, Preda, Cobena, "Adaptive On-Line Page Importance
+# Computation", 2003) checked against an independent dense simulation
 # (t/opic-verify.py, numpy) that also checks total cash 1 and the Lemma 2.3
 # identity at every read, and every URL's cash, history, times and measures
-# in the state; worked examples by hand for each window policy and for
-# fetch times (-t); convergence to wa-pagerank's vector; state round trips
-# (two runs on the halves of a stream = one run) for every policy;
-# corruption detection; bad input and usage errors; the greedy list; focus
-# keeps the total cash.
+# in the state; worked examples by hand for each window policy and for fetch
+# times (-t); convergence to wa-pagerank's vector; state round trips (two
+# runs on the halves of a stream = one run) for every policy; corruption
+# detection; bad input and usage errors; the greedy list; focus keeps the
+# total cash.
 . "$(dirname "$0")/lib.sh"
 
 needs_python numpy
@@ -302,7 +303,7 @@ vcheck "8 measures follow the new graph within 5%" l1 "$tmp/ck.out" "$tmp/new.pr
 ok "Fixed Window, 800 reads" wa-opic -q -F 800 -s "$tmp/cf.st" "$tmp/change.tsv"
 cp "$tmp/stdout" "$tmp/cf.out"
 vcheck "the Fixed Window follows the new graph within 5%" l1 "$tmp/cf.out" "$tmp/new.pr" 0.05
-# Seed 004 Fig. 4-6: Interpolation, storing one number, does at least as
+# The paper's Fig. 4-6: Interpolation, storing one number, does at least as
 # well as 8 measures (here 1.9% against 3.6%).
 iw=$(verify l1 "$tmp/cw.out" "$tmp/new.pr" 1 | awk '{ print $3 }')
 vk=$(verify l1 "$tmp/ck.out" "$tmp/new.pr" 1 | awk '{ print $3 }')

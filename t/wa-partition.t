@@ -1,12 +1,12 @@
 #!/bin/sh
-# wa-partition: superpages for k crawlers (seed 001).  Rules are checked by
-# t/partition-verify.py, which computes SURT keys and looks rules up on its
-# own; load and crossing links on hand-made graphs whose best split is
-# known (related sites far apart in key order, a big site cut along its
-# directories); the target (load within 5%, fewer crossing links than
-# hashing by host) on gen-graph -m web; tagging (-a) against the
-# verifier's lookup; weights, rates, re-partitioning; bad input and usage
-# errors.
+# wa-partition: superpages for k crawlers (Teng et al., "Collaborative Web
+# Crawling", 1999).  Rules are checked by t/partition-verify.py, which
+# computes SURT keys and looks rules up on its own; load and crossing links
+# on hand-made graphs whose best split is known (related sites far apart in
+# key order, a big site cut along its directories); the target (load within
+# 5%, fewer crossing links than hashing by host) on gen-graph -m web;
+# tagging (-a) against the verifier's lookup; weights, rates,
+# re-partitioning; bad input and usage errors.
 . "$(dirname "$0")/lib.sh"
 
 verify() { python3 "$T_DIR/partition-verify.py" "$@"; }

@@ -106,7 +106,8 @@ exits 2 "--ahead takes a duration" wa-schedule -G 11 --ahead soon "$tmp/hand"
 exits 0 "-q" wa-schedule -q -G 11 -T 6h --alpha 1 --now 1025000 "$tmp/hand"
 is "$(cat "$tmp/stderr")" "" "-q: nothing on stderr"
 
-# Sites interleaved, longest queues first (seed 002's Length).
+# Sites interleaved, longest queues first (the Length strategy of Castillo,
+# "Effective Web Crawling", 2004).
 : >"$tmp/sites"
 for p in a1 a2 a3 b1 b2 c1; do
 	printf 'http://%s.example/%s\thtml\t1\t1\t1\t1000000\t-\n' "${p%?}" "$p" >>"$tmp/sites"

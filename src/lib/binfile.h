@@ -1,5 +1,5 @@
-/* Binary files: graph, vectors, state (DESIGN.md, "Streams"; the layout
- * is in man/wa-formats.5).
+/* Binary files: graph, vectors, state (the layout is in man/wa-formats.5,
+ * "BINARY FILES").
  *
  * A 64-byte header, then the payload:
  *

@@ -1,6 +1,7 @@
-/* Change-rate estimators (estimate.h; seed 000 ch. 4, Cho and
- * Garcia-Molina 2003 sec. 6); the incomplete gamma function follows the
- * series and continued fraction of Numerical Recipes, sec. 6.2. */
+/* Change-rate estimators (estimate.h; Preda, "Data Acquisition for an XML
+ * Warehouse", 2000, ch. 4; Cho and Garcia-Molina 2003 sec. 6); the
+ * incomplete gamma function follows the series and continued fraction of
+ * Numerical Recipes, sec. 6.2. */
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>

@@ -1,9 +1,10 @@
-/* Change-rate estimators of a Poisson change process (seed 000 ch. 4;
- * Cho and Garcia-Molina, "Estimating frequency of change", ACM TOIT 3(3),
- * 2003, sec. 6), with a Gamma prior for the histories that carry no finite
- * nonzero estimate.  Rates are per day, lengths in days.
+/* Change-rate estimators of a Poisson change process (Preda, "Data
+ * Acquisition for an XML Warehouse", 2000, ch. 4; Cho and Garcia-Molina,
+ * "Estimating frequency of change", ACM TOIT 3(3), 2003, sec. 6), with a
+ * Gamma prior for the histories that carry no finite nonzero estimate.
+ * Rates are per day, lengths in days.
  *
- * Existence of change (seed 000 eq. 4.1): the log-likelihood
+ * Existence of change (Preda's eq. 4.1): the log-likelihood
  *   l(x) = -V x + sum_j k_j ln(1 - exp(-c_j x))
  * of V days without change and k_j change intervals of length c_j, with
  * the prior Gamma(shape a, rate b) added as (a - 1) ln x - b x (a = 1,

@@ -1,6 +1,6 @@
 /* opic: OPIC, On-line Page Importance Computation, after Abiteboul,
  * Preda, Cobena, "Adaptive On-Line Page Importance Computation" (WWW
- * 2003, seed 004), on integer page ids: cash and history per page, the
+ * 2003), on integer page ids: cash and history per page, the
  * virtual page of sec. 1 ("small edges"; every page links to it, it links
  * to every page) whose cash is spread lazily, Lemma 2.3's estimate, and
  * Adaptive OPIC's window policies of sec. 3: Interpolation, Variable
@@ -43,8 +43,8 @@ opic_reserve(struct opic *o, size_t n)
 	o->cash = wa_reallocarray(o->cash, o->cap, sizeof *o->cash);
 }
 
-/* Seed 004 sec. 3: a new page gets a default history, the importance of
- * recently introduced pages (here the mean history of the RECENT pages
+/* The OPIC paper, sec. 3: a new page gets a default history, the importance
+ * of recently introduced pages (here the mean history of the RECENT pages
  * introduced last), and no cash, so the total cash stays 1. */
 uint32_t
 opic_add_page(struct opic *o, double t)
@@ -150,9 +150,9 @@ add_measure(struct opic *o, struct opic_page *p, double cash, double t, double n
 }
 
 /* The history takes the cash, c of it goes to the children, the rest (all
- * of it without children) to the virtual page.  Interpolation, seed 004
- * sec. 3: the history stands for the window T before the last read, and
- * the cash for the dt since; the cash is taken to have accumulated
+ * of it without children) to the virtual page.  Interpolation, the OPIC
+ * paper's sec. 3: the history stands for the window T before the last read,
+ * and the cash for the dt since; the cash is taken to have accumulated
  * linearly over dt, so H' = H (T - dt)/T + cash when dt < T, and only the
  * last T of it, H' = cash T/dt, when dt >= T.  The windows add a measure. */
 void
@@ -222,10 +222,10 @@ covered_time(const struct opic *o, const struct opic_page *p)
 	return fmax(t, 1);
 }
 
-/* (H[i] + C[i]) / sum over the known pages, the estimate of seed 004
- * sec. 2 restricted to the real pages so that it compares with a PageRank
- * vector; with a window policy, H + C is first divided by the time it
- * covers, so that a page read rarely, whose cash covers a long time, is
+/* (H[i] + C[i]) / sum over the known pages, the estimate of the OPIC
+ * paper's sec. 2 restricted to the real pages so that it compares with a
+ * PageRank vector; with a window policy, H + C is first divided by the time
+ * it covers, so that a page read rarely, whose cash covers a long time, is
  * not overestimated beside one read often. */
 void
 opic_importance(const struct opic *o, double *key)

@@ -1,4 +1,5 @@
-/* opic: the OPIC computation of seed 004 on integer page ids, without
+/* opic: the OPIC computation (Abiteboul, Preda, Cobena, "Adaptive On-Line
+ * Page Importance Computation", 2003) on integer page ids, without
  * URLs or files: cash, history, measures, the virtual page, the window
  * policies, a page read given its children, focus shares, importance and
  * the greedy list.  wa-opic(1) feeds it from links and fetch logs;
@@ -20,8 +21,8 @@ enum opic_unit { OPIC_READS, OPIC_SECONDS };
 /* Page ids are 32 bits. */
 #define OPIC_MAX_PAGES (UINT32_MAX - 1)
 
-/* A measure of seed 004 sec. 3: the cash a read added to the history, and
- * the time of that read. */
+/* A measure of the OPIC paper's sec. 3: the cash a read added to the
+ * history, and the time of that read. */
 struct opic_measure {
 	double cash, time;
 };
@@ -66,8 +67,8 @@ void opic_init(struct opic *, enum opic_policy, enum opic_unit, double c, double
 void opic_free(struct opic *);
 /* Room for n pages without reallocation. */
 void opic_reserve(struct opic *, size_t n);
-/* A new page introduced at time t, with the default history of seed 004
- * sec. 3; its id. */
+/* A new page introduced at time t, with the default history of the OPIC
+ * paper's sec. 3; its id. */
 uint32_t opic_add_page(struct opic *, double t);
 /* The most measures a page may hold under the policy. */
 size_t opic_measure_limit(const struct opic *);

@@ -1,4 +1,4 @@
-/* Progress of long runs on stderr (DESIGN.md, "Long work shows progress").
+/* Progress of long runs on stderr (man/wa.7, "Progress").
  *
  * On a terminal a live line, redrawn at most ten times a second: what is
  * done, the rate, the time left when the total is known, and a note of

@@ -1,7 +1,7 @@
-/* The politeness queues of wa-fetch: the model of seed 002 (Castillo,
- * ch. 6.2): at most one connection to a site at a time, at least a delay
- * between two requests to it, and many sites served at once so that the
- * r connections stay busy.
+/* The politeness queues of wa-fetch: the model of Castillo ("Effective Web
+ * Crawling", 2004, ch. 6.2): at most one connection to a site at a time, at
+ * least a delay between two requests to it, and many sites served at once
+ * so that the r connections stay busy.
  *
  * A site is an origin (scheme, host, port: the scope of one robots.txt,
  * RFC 9309 sec. 2.3).  Each site keeps its jobs in a heap by input

@@ -34,8 +34,8 @@ struct tsv {
 };
 
 /* path NULL or "-" reads stdin.  Rows need min_cols..max_cols columns;
- * max_cols 0 accepts any number of appended columns (DESIGN.md: streams
- * only grow at the end). */
+ * max_cols 0 accepts any number of appended columns (man/wa-formats.5, "Text
+ * streams": streams only grow at the end). */
 struct tsv *tsv_open(const char *path, size_t min_cols, size_t max_cols, unsigned flags);
 void tsv_set_max_line(struct tsv *t, size_t bytes);
 /* Column col must be non-decreasing in byte order (strictly increasing if

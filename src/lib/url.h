@@ -1,4 +1,5 @@
-/* Canonical URLs and their SURT keys (DESIGN.md, "Streams").
+/* Canonical URLs and their SURT keys (man/wa-formats.5, "Canonical
+ * URLs" and "SURT keys").
  *
  * Canonical form: an absolute http or https URL, normalised as RFC 3986
  * section 6 says, the way a crawler wants it:
