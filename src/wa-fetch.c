@@ -134,30 +134,6 @@ static uint64_t records_written;
 static int wake_pipe[2] = { -1, -1 };
 static struct timespec run_start;	/* real time the run began (--now) */
 
-/* Where the path of a canonical URL starts; NULL if it has none. */
-static const char *
-path_start(const char *url)
-{
-	const char *p = strstr(url, "://");
-	return p ? strchr(p + 3, '/') : NULL;
-}
-
-/* The path and query of a canonical URL ("/a?b"). */
-static const char *
-url_path(const char *url)
-{
-	const char *p = path_start(url);
-	return p ? p : "/";
-}
-
-/* The origin of a canonical URL: "scheme://host[:port]". */
-static char *
-url_origin(const char *url)
-{
-	const char *p = path_start(url);
-	return wa_strndup(url, p ? (size_t)(p - url) : strlen(url));
-}
-
 /* Microseconds of the real clock since the run began; never negative,
  * should the real clock be set back during the run. */
 static int64_t
