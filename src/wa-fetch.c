@@ -21,7 +21,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -69,8 +68,6 @@ enum {
 	OPT_LOW_SPEED_TIME, OPT_ROBOTS_AGENT, OPT_CONTACT,
 };
 
-/* A site failing this many requests in a row is given up for the run. */
-#define SITE_MAX_FAILURES 3
 /* After SIGINT or SIGTERM, requests in flight get this long to finish. */
 #define STOP_GRACE_SECONDS 5.0
 /* robots.txt redirects followed (RFC 9309 sec. 2.3.1.2). */
@@ -246,61 +243,12 @@ retire(struct transfer *x)
 	transfer_free(x);
 }
 
-/* At most -c requests over one connection: the c-th closes it. */
-static bool
-last_on_connection(const struct site *site)
-{
-	return site->conn_pages + 1 >= opt.per_connection;
-}
-
-/* The HOST:PORT of a --resolve entry ("HOST:PORT:ADDR", a leading '+'
- * for curl's timeout form) equals hostport, or its host is curl's
- * wildcard "*" and the ports agree. */
-static bool
-resolve_entry_for(const char *entry, const char *hostport, size_t hostlen)
-{
-	const char *port = hostport + hostlen;	/* ":PORT" */
-	size_t portlen = strlen(port);
-	if (*entry == '+')
-		entry++;
-	if (strncasecmp(entry, hostport, hostlen) == 0 &&
-	    strncmp(entry + hostlen, port, portlen) == 0 && entry[hostlen + portlen] == ':')
-		return true;
-	return entry[0] == '*' && strncmp(entry + 1, port, portlen) == 0 &&
-	    entry[1 + portlen] == ':';
-}
-
-/* The --resolve entries a page of site may use: its requests do not
- * follow redirects, so those for its own host and port. */
-static struct curl_slist *
-site_resolve(struct site *site)
-{
-	if (site->resolve_known)
-		return site->resolve;
-	site->resolve_known = true;
-	const char *host = strstr(site->origin, "://") + 3;
-	const char *v6end = *host == '[' ? strchr(host, ']') : NULL;
-	const char *colon = strchr(v6end ? v6end : host, ':');
-	char *hostport = colon ? wa_strdup(host) : wa_asprintf("%s:%s", host,
-	    strncmp(site->origin, "https:", 6) == 0 ? "443" : "80");
-	size_t hostlen = colon ? (size_t)(colon - host) : strlen(host);
-	for (struct curl_slist *e = opt.resolve; e; e = e->next) {
-		if (!resolve_entry_for(e->data, hostport, hostlen))
-			continue;
-		struct curl_slist *l = curl_slist_append(site->resolve, e->data);
-		if (!l)
-			wa_die("out of memory");
-		site->resolve = l;
-	}
-	free(hostport);
-	return site->resolve;
-}
-
 static void
 start_page(struct site *site, struct job *job)
 {
-	struct transfer *x = transfer_new(&tcfg, site, job->url, site_resolve(site),
-	    opt.max_size, true, last_on_connection(site));
+	struct transfer *x = transfer_new(&tcfg, site, job->url,
+	    site_resolve(site, opt.resolve), opt.max_size, true,
+	    site_last_on_connection(site, opt.per_connection));
 	struct fetch_prev *prev = strmap_get(&previous, entries[job->entry].url);
 
 	stamp_run_clock(x);
@@ -327,7 +275,7 @@ start_robots(struct site *site)
 	char *url = wa_asprintf("%s/robots.txt", site->origin);
 	/* It follows redirects, to any host: every entry. */
 	struct transfer *x = transfer_new(&tcfg, site, url, opt.resolve,
-	    ROBOTS_MAX_BYTES, false, last_on_connection(site));
+	    ROBOTS_MAX_BYTES, false, site_last_on_connection(site, opt.per_connection));
 	free(url);
 	stamp_run_clock(x);
 	x->kind = TRANSFER_ROBOTS;
@@ -335,23 +283,6 @@ start_robots(struct site *site)
 	    curl_easy_setopt(x->easy, CURLOPT_MAXREDIRS, (long)ROBOTS_MAX_REDIRECTS) != CURLE_OK)
 		wa_die("libcurl cannot follow redirects");
 	launch(x);
-}
-
-/* Sets the site's rules and delay; a site asking for a Crawl-delay above
- * --max-crawl-delay is deferred to a later run. */
-static void
-site_set_robots(struct site *site, struct robots *r)
-{
-	site->robots = r;
-	site->robots_state = ROBOTS_KNOWN;
-	double cd = robots_crawl_delay(r);
-	if (cd > opt.max_crawl_delay) {
-		wa_warn("%s: robots.txt asks for a Crawl-delay of %gs, more than "
-		    "--max-crawl-delay %gs: site deferred", site->origin, cd,
-		    opt.max_crawl_delay);
-		site->closed = "crawl-delay";
-	} else if (cd > site->delay)
-		site->delay = cd;
 }
 
 static bool
@@ -365,7 +296,8 @@ robots_from_cache(struct site *site)
 	    run_time(), &status, &body, &len))
 		return false;
 	site_set_robots(site, status < 300 ?
-	    robots_parse(body ? body : "", len, opt.robots_token) : robots_all(true));
+	    robots_parse(body ? body : "", len, opt.robots_token) : robots_all(true),
+	    opt.max_crawl_delay);
 	free(body);
 	return true;
 }
@@ -413,23 +345,7 @@ count_connection(struct transfer *x)
 {
 	long connects = 0;
 	curl_easy_getinfo(x->easy, CURLINFO_NUM_CONNECTS, &connects);
-	if (connects > 0)
-		x->site->conn_pages = 1;
-	else
-		x->site->conn_pages++;
-	if (x->forbid_reuse)
-		x->site->conn_pages = 0;
-}
-
-/* The site's request is over: it waits its delay, unless it is closed
- * and the rest of its rows need no request. */
-static void
-site_done(struct site *site, double now, double backoff)
-{
-	if (site->closed)
-		sites_return(&sites, site);
-	else
-		sites_release(&sites, site, now, backoff);
+	site_count_request(x->site, connects > 0, x->forbid_reuse);
 }
 
 /* Whether a failed request found no server at all: its name does not
@@ -474,7 +390,7 @@ local_failure(struct transfer *x, CURLcode rc, double now)
 		sites_push(&sites, x->site, x->job.entry, x->job.url, x->job.hops);
 		x->job.url = NULL;
 	}
-	site_done(x->site, now, 0);
+	sites_done(&sites, x->site, now, 0);
 	return true;
 }
 
@@ -504,9 +420,8 @@ finish_robots(struct transfer *x, CURLcode rc, double now)
 			    "(--allow-private or --allow-net allows it)", site->origin);
 		else
 			wa_warn("%s/robots.txt: %s", site->origin, curl_easy_strerror(rc));
-		site->closed = why_not;
-		site_set_robots(site, robots_all(false));
-		site_done(site, now, 0);
+		site_unreachable(site, why_not);
+		sites_done(&sites, site, now, 0);
 		return;
 	}
 	if (code > 0 && answered) {
@@ -555,8 +470,8 @@ finish_robots(struct transfer *x, CURLcode rc, double now)
 		    "of the run");
 		robots_cache_failed = true;
 	}
-	site_set_robots(site, r);
-	site_done(site, now, 0);
+	site_set_robots(site, r, opt.max_crawl_delay);
+	sites_done(&sites, site, now, 0);
 }
 
 /* -L: the target is fetched as the same input URL, one hop further, in
@@ -611,38 +526,19 @@ compare_previous(struct fetch_row *row, const struct fetch_prev *prev,
 	    RECORD_SAME_DIGEST : RECORD_RESPONSE;
 }
 
-/* What a request's outcome means for its site: failures in a row give it
- * up, Retry-After holds it back or defers it. */
+/* What the page's outcome means for its site (sites_outcome). */
 static void
 site_outcome(struct site *site, struct transfer *x, CURLcode rc, long code,
     bool answered, const char *status, double now)
 {
 	curl_off_t retry_after = 0;
-	double backoff = 0;
-
-	/* A response cut short fails too: a server that sends its header and
-	 * then stalls would cost a --timeout per URL. */
-	if (code >= 500 || !answered || (rc != CURLE_OK && !x->truncated))
-		site->failures++;
-	else
-		site->failures = 0;
 	if ((code == 429 || code == 503) &&
-	    curl_easy_getinfo(x->easy, CURLINFO_RETRY_AFTER, &retry_after) == CURLE_OK &&
-	    retry_after > 0) {
-		if (retry_after > opt.max_crawl_delay && !site->closed) {
-			wa_warn("%s: Retry-After %" CURL_FORMAT_CURL_OFF_T "s is more than "
-			    "--max-crawl-delay %gs: site deferred", site->origin,
-			    retry_after, opt.max_crawl_delay);
-			site->closed = "retry-after";
-		}
-		backoff = (double)retry_after;
-	}
-	if (site->failures >= SITE_MAX_FAILURES && !site->closed) {
-		wa_warn("%s: given up after %d failed requests in a row (last: %s)",
-		    site->origin, SITE_MAX_FAILURES, status);
-		site->closed = "site-failed";
-	}
-	site_done(site, now, backoff);
+	    curl_easy_getinfo(x->easy, CURLINFO_RETRY_AFTER, &retry_after) != CURLE_OK)
+		retry_after = 0;
+	struct site_request r = { .code = code, .answered = answered,
+	    .broken = rc != CURLE_OK && !x->truncated,
+	    .retry_after = (int64_t)retry_after, .status = status };
+	sites_outcome(&sites, site, now, &r, opt.max_crawl_delay);
 }
 
 static void
