@@ -1,7 +1,9 @@
 /* Politeness queues (see sites.h). */
 #include <curl/curl.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "msg.h"
 #include "robots.h"
@@ -169,6 +171,125 @@ sites_return(struct sites *s, struct site *site)
 {
 	site->busy = false;
 	queue_site(s, site);
+}
+
+void
+sites_done(struct sites *s, struct site *site, double now, double backoff)
+{
+	if (site->closed)
+		sites_return(s, site);
+	else
+		sites_release(s, site, now, backoff);
+}
+
+bool
+site_last_on_connection(const struct site *site, unsigned long per_connection)
+{
+	return site->conn_pages + 1 >= per_connection;
+}
+
+void
+site_count_request(struct site *site, bool new_connection, bool closes)
+{
+	if (new_connection)
+		site->conn_pages = 1;
+	else
+		site->conn_pages++;
+	if (closes)
+		site->conn_pages = 0;
+}
+
+/* The HOST:PORT of a --resolve entry ("HOST:PORT:ADDR", a leading '+'
+ * for curl's timeout form) equals hostport, or its host is curl's
+ * wildcard "*" and the ports agree. */
+static bool
+resolve_entry_for(const char *entry, const char *hostport, size_t hostlen)
+{
+	const char *port = hostport + hostlen;	/* ":PORT" */
+	size_t portlen = strlen(port);
+	if (*entry == '+')
+		entry++;
+	if (strncasecmp(entry, hostport, hostlen) == 0 &&
+	    strncmp(entry + hostlen, port, portlen) == 0 && entry[hostlen + portlen] == ':')
+		return true;
+	return entry[0] == '*' && strncmp(entry + 1, port, portlen) == 0 &&
+	    entry[1 + portlen] == ':';
+}
+
+struct curl_slist *
+site_resolve(struct site *site, const struct curl_slist *resolve)
+{
+	if (site->resolve_known)
+		return site->resolve;
+	site->resolve_known = true;
+	const char *host = strstr(site->origin, "://") + 3;
+	const char *v6end = *host == '[' ? strchr(host, ']') : NULL;
+	const char *colon = strchr(v6end ? v6end : host, ':');
+	char *hostport = colon ? wa_strdup(host) : wa_asprintf("%s:%s", host,
+	    strncmp(site->origin, "https:", 6) == 0 ? "443" : "80");
+	size_t hostlen = colon ? (size_t)(colon - host) : strlen(host);
+	for (const struct curl_slist *e = resolve; e; e = e->next) {
+		if (!resolve_entry_for(e->data, hostport, hostlen))
+			continue;
+		struct curl_slist *l = curl_slist_append(site->resolve, e->data);
+		if (!l)
+			wa_die("out of memory");
+		site->resolve = l;
+	}
+	free(hostport);
+	return site->resolve;
+}
+
+void
+site_set_robots(struct site *site, struct robots *r, double max_crawl_delay)
+{
+	site->robots = r;
+	site->robots_state = ROBOTS_KNOWN;
+	double cd = robots_crawl_delay(r);
+	if (cd > max_crawl_delay) {
+		wa_warn("%s: robots.txt asks for a Crawl-delay of %gs, more than "
+		    "--max-crawl-delay %gs: site deferred", site->origin, cd,
+		    max_crawl_delay);
+		site->closed = "crawl-delay";
+	} else if (cd > site->delay)
+		site->delay = cd;
+}
+
+void
+site_unreachable(struct site *site, const char *why)
+{
+	site->closed = why;
+	site->robots = robots_all(false);
+	site->robots_state = ROBOTS_KNOWN;
+}
+
+void
+sites_outcome(struct sites *s, struct site *site, double now,
+    const struct site_request *r, double max_crawl_delay)
+{
+	double backoff = 0;
+
+	/* A response cut short fails too: a server that sends its header and
+	 * then stalls would cost a --timeout per URL. */
+	if (r->code >= 500 || !r->answered || r->broken)
+		site->failures++;
+	else
+		site->failures = 0;
+	if ((r->code == 429 || r->code == 503) && r->retry_after > 0) {
+		if (r->retry_after > max_crawl_delay && !site->closed) {
+			wa_warn("%s: Retry-After %" PRId64 "s is more than "
+			    "--max-crawl-delay %gs: site deferred", site->origin,
+			    r->retry_after, max_crawl_delay);
+			site->closed = "retry-after";
+		}
+		backoff = (double)r->retry_after;
+	}
+	if (site->failures >= SITE_MAX_FAILURES && !site->closed) {
+		wa_warn("%s: given up after %d failed requests in a row (last: %s)",
+		    site->origin, SITE_MAX_FAILURES, r->status);
+		site->closed = "site-failed";
+	}
+	sites_done(s, site, now, backoff);
 }
 
 static void

@@ -15,10 +15,15 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "strmap.h"
 
 struct curl_slist;
+struct robots;
+
+/* A site failing this many requests in a row is given up for the run. */
+#define SITE_MAX_FAILURES 3
 
 struct job {
 	size_t entry;		/* input position: the priority */
@@ -83,6 +88,46 @@ double sites_next_time(const struct sites *s);
 void sites_release(struct sites *s, struct site *site, double now, double backoff);
 /* The site was picked but made no request: it keeps its time. */
 void sites_return(struct sites *s, struct site *site);
+/* The site's request ended at now: a closed site is returned, for the
+ * rest of its rows need no request; another is released with backoff. */
+void sites_done(struct sites *s, struct site *site, double now, double backoff);
+
+/* Whether the site's next request is the last of its connection: one
+ * connection carries at most per_connection requests. */
+bool site_last_on_connection(const struct site *site, unsigned long per_connection);
+/* Counts a request of the site against its connection: new_connection,
+ * the request opened one; closes, the connection ends with it. */
+void site_count_request(struct site *site, bool new_connection, bool closes);
+/* The entries of resolve (CURLOPT_RESOLVE's "HOST:PORT:ADDR", a leading
+ * '+' allowed) for the site's host and port, curl's wildcard host "*"
+ * included; worked out on the first call, kept by the site.  Its
+ * requests do not follow redirects, so they need no other. */
+struct curl_slist *site_resolve(struct site *site, const struct curl_slist *resolve);
+/* Gives the site its robots.txt rules r (taken over) and raises its
+ * delay to their Crawl-delay; a Crawl-delay above max_crawl_delay closes
+ * it ("crawl-delay", with a warning): it is for a later run. */
+void site_set_robots(struct site *site, struct robots *r, double max_crawl_delay);
+/* No server answers for the site: it is closed for why (the fetch log
+ * status, "dns"...) and its rules disallow everything. */
+void site_unreachable(struct site *site, const char *why);
+
+/* What a request of a site came to, as sites_outcome weighs it. */
+struct site_request {
+	long code;		/* the HTTP status; 0: no response */
+	bool answered;		/* a response came from the site */
+	bool broken;		/* the transfer failed, not by passing the size cap */
+	int64_t retry_after;		/* Retry-After in seconds; 0: none */
+	const char *status;	/* its fetch log status, for the warning */
+};
+
+/* The site's request ended at now with r: a 5xx, no answer or a broken
+ * transfer is a failure, and SITE_MAX_FAILURES in a row close the site
+ * ("site-failed"); any other outcome resets the count.  A 429 or 503
+ * with a Retry-After holds the site back that long, and closes it
+ * ("retry-after") past max_crawl_delay.  Then the site is done
+ * (sites_done).  Each closing comes with a warning. */
+void sites_outcome(struct sites *s, struct site *site, double now,
+    const struct site_request *r, double max_crawl_delay);
 void sites_free(struct sites *s);
 
 #endif

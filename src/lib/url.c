@@ -734,6 +734,20 @@ url_host(const char *url, char *out)
 	return true;
 }
 
+char *
+url_origin(const char *url)
+{
+	const char *h, *e, *path = split(url, &h, &e);
+	return wa_strndup(url, path ? (size_t)(path - url) : strlen(url));
+}
+
+const char *
+url_path(const char *url)
+{
+	const char *h, *e, *path = split(url, &h, &e);
+	return path ? path : "/";
+}
+
 static const psl_ctx_t *
 suffix_list(void)
 {

@@ -83,6 +83,11 @@ int url_surt_cmp(const char *key_a, const char *url_a, const char *key_b,
 
 /* The host of a canonical URL, without the port; IPv6 in brackets. */
 bool url_host(const char *url, char *out);
+/* The origin of a canonical URL, "scheme://host[:port]" (malloc'ed): the
+ * scope of one robots.txt. */
+char *url_origin(const char *url);
+/* The path and query of a canonical URL ("/a?b"): a pointer into url. */
+const char *url_path(const char *url);
 
 /* The registrable domain of a canonical URL's host by the public-suffix
  * list, private suffixes included ("www.example.co.uk" -> "example.co.uk",
