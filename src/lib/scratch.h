@@ -6,6 +6,9 @@
  * (EINTR) and a partial transfer; they leave the message to the caller,
  * who knows what the file is.
  *
+ * Spooled input is a stream (standard input) copied whole into a scratch
+ * file, for a tool that reads its input more than once.
+ *
  * A spool is a scratch file written through stdio and read back in
  * pieces: bytes that must wait for something computed after them (the
  * words of a slice wait for its block index, graph.h), more than memory
@@ -23,11 +26,18 @@
  * naming it if it cannot be made. */
 int scratch_open(const char *dir, const char *prefix);
 
+/* Writes the n bytes of buf: true, or false with errno set. */
+bool write_full(int fd, const void *buf, size_t n);
 /* Writes the n bytes of buf at offset off: true, or false with errno set. */
 bool pwrite_full(int fd, const void *buf, size_t n, uint64_t off);
 /* Reads n bytes at offset off into buf, fewer only where the file ends:
  * the bytes read, or -1 with errno set. */
 ssize_t pread_full(int fd, void *buf, size_t n, uint64_t off);
+
+/* Copies what is left of in (named name in messages) into a new scratch
+ * file DIR/PREFIX.XXXXXX; returns its descriptor, at the end of the file.
+ * Dies on an error. */
+int scratch_spool(int in, const char *name, const char *dir, const char *prefix);
 
 #define SPOOL_BLOCK (1u << 20)
 
