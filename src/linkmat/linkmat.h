@@ -183,7 +183,7 @@ get64(const uint8_t *p)
 }
 
 /* The hash that stands for a URL until it has an id: graph_mix over the
- * URL's 8-byte words, chained, the length as the seed. */
+ * URL's 8-byte words, chained, starting from its length. */
 static inline uint64_t
 url_hash(const char *s, size_t n)
 {
