@@ -20,20 +20,6 @@ scratch_open(const char *dir, const char *prefix)
 }
 
 bool
-write_full(int fd, const void *buf, size_t n)
-{
-	for (size_t done = 0; done < n;) {
-		ssize_t k = write(fd, (const char *)buf + done, n - done);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k < 0)
-			return false;
-		done += (size_t)k;
-	}
-	return true;
-}
-
-bool
 pwrite_full(int fd, const void *buf, size_t n, uint64_t off)
 {
 	for (size_t done = 0; done < n;) {
@@ -68,6 +54,7 @@ int
 scratch_spool(int in, const char *name, const char *dir, const char *prefix)
 {
 	char buf[1 << 16];
+	uint64_t off = 0;
 	int fd = scratch_open(dir, prefix);
 	for (;;) {
 		ssize_t n = read(in, buf, sizeof buf);
@@ -77,8 +64,9 @@ scratch_spool(int in, const char *name, const char *dir, const char *prefix)
 			wa_die_errno("%s: read error", name);
 		if (n == 0)
 			return fd;
-		if (!write_full(fd, buf, (size_t)n))
+		if (!pwrite_full(fd, buf, (size_t)n, off))
 			wa_die_errno("spooling %s to a temporary file", name);
+		off += (uint64_t)n;
 	}
 }
 

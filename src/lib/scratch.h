@@ -26,8 +26,6 @@
  * naming it if it cannot be made. */
 int scratch_open(const char *dir, const char *prefix);
 
-/* Writes the n bytes of buf: true, or false with errno set. */
-bool write_full(int fd, const void *buf, size_t n);
 /* Writes the n bytes of buf at offset off: true, or false with errno set. */
 bool pwrite_full(int fd, const void *buf, size_t n, uint64_t off);
 /* Reads n bytes at offset off into buf, fewer only where the file ends:
@@ -35,8 +33,8 @@ bool pwrite_full(int fd, const void *buf, size_t n, uint64_t off);
 ssize_t pread_full(int fd, void *buf, size_t n, uint64_t off);
 
 /* Copies what is left of in (named name in messages) into a new scratch
- * file DIR/PREFIX.XXXXXX; returns its descriptor, at the end of the file.
- * Dies on an error. */
+ * file DIR/PREFIX.XXXXXX; returns its descriptor, whose file offset is
+ * still 0.  Dies on an error. */
 int scratch_spool(int in, const char *name, const char *dir, const char *prefix);
 
 #define SPOOL_BLOCK (1u << 20)
