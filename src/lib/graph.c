@@ -1,4 +1,4 @@
-#include <errno.h>
+/* The readers of the graph directory (graph.h). */
 #include <inttypes.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -9,6 +9,7 @@
 
 #include "graph.h"
 #include "msg.h"
+#include "scratch.h"
 #include "url.h"
 
 const char *const graph_file_names[GF_COUNT] = {
@@ -290,17 +291,11 @@ uint64_t
 slice_read_blocks(const struct slice *s, uint64_t b0, uint64_t b1, uint32_t *buf)
 {
 	uint64_t off = s->block_off[b0] * 4, n = s->block_off[b1] * 4 - off;
-	char *to = (char *)buf;
-	for (uint64_t done = 0; done < n;) {
-		ssize_t r = pread(s->fd, to + done, n - done, (off_t)(s->data_pos + off + done));
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0)
-			wa_die_errno("%s: read error", s->path);
-		if (r == 0)
-			wa_die("%s: the file has become shorter while being read", s->path);
-		done += (uint64_t)r;
-	}
+	ssize_t got = pread_full(s->fd, buf, n, s->data_pos + off);
+	if (got < 0)
+		wa_die_errno("%s: read error", s->path);
+	if ((uint64_t)got < n)
+		wa_die("%s: the file has become shorter while being read", s->path);
 	return n / 4;
 }
 

@@ -4,7 +4,8 @@
  * site is a range of ids.  The link matrix is cut by destination id into
  * S slices, slice k holding the links whose destination lies in
  * [bound[k], bound[k+1]); each slice is one file read sequentially, the
- * matrix slicing of Preda (seed 000, sec. 2.3.2).
+ * matrix slicing of Preda (Data Acquisition for an XML Warehouse, 2000,
+ * sec. 2.3.2).
  *
  * Files, each with the binary header of binfile.h, version 1:
  *   manifest   GRPH  count N; aux L links, S slices.  Payload: S+1 u64
@@ -37,16 +38,20 @@
  *
  * The payload: u64 E, u64 I, E + I u64 word offsets of the blocks (E
  * external ones first), E + I u32 first ids, then the words.  Header:
- * count links; aux lo, hi, internal links. */
+ * count links; aux lo, hi, internal links.
+ *
+ * The readers are in graph.c, the writers in graphwrite.c. */
 #ifndef WA_GRAPH_H
 #define WA_GRAPH_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "binfile.h"
 #include "pagetype.h"
+#include "scratch.h"
 #include "url.h"
 #include "vec.h"
 
@@ -164,6 +169,72 @@ void url_lookup_open(const struct graph *g, struct url_lookup *l, uint64_t cache
 /* The URL of id into buf (not NUL-terminated); returns its length. */
 size_t url_lookup(struct url_lookup *l, uint64_t id, char buf[URL_BUFSIZE]);
 void url_lookup_close(struct url_lookup *l);
+
+/* Writing a file of a graph directory, through a buffer; it appears whole
+ * under its name at the commit (binfile.h), and a write error ends the
+ * process. */
+#define GRAPH_WRITE_BLOCK (1u << 20)
+struct graph_writer {
+	struct bin_writer *w;
+	uint8_t *buf;
+	size_t n;		/* bytes in buf */
+	uint64_t bytes;		/* payload bytes put */
+};
+
+/* dir/name, of kind (graph_file_kinds[f], "SLCE" for a slice). */
+void graph_writer_open(struct graph_writer *o, const char *dir, const char *name,
+    const char *kind);
+/* Writes out the buffer and p when n bytes more would not fit. */
+void graph_writer_put_full(struct graph_writer *o, const void *p, size_t n);
+
+static inline void
+graph_writer_put(struct graph_writer *o, const void *p, size_t n)
+{
+	if (n == 0)
+		return;
+	if (o->n + n > GRAPH_WRITE_BLOCK) {
+		graph_writer_put_full(o, p, n);
+		return;
+	}
+	o->bytes += n;
+	memcpy(o->buf + o->n, p, n);
+	o->n += n;
+}
+
+/* count records, aux as in the list above (NULL for none). */
+void graph_writer_commit(struct graph_writer *o, uint64_t count, const uint64_t aux[3]);
+
+/* The encoder of the slices: the links of slice k, external ones then
+ * internal ones, each section in its order, become the file of the
+ * slice.  The words wait in a spool until the block index is known. */
+struct graph_slice_writer {
+	struct spool words;
+	uint64_t lo, hi;
+	uint64_t *block_off;
+	uint32_t *block_first;
+	uint64_t blocks, block_cap, external_blocks, block_links;
+	uint64_t nwords, links, internal;
+	uint64_t major, minor;
+	unsigned bits;
+};
+
+/* The spool goes to scratch_dir, which must outlive the writer. */
+void graph_slice_writer_open(struct graph_slice_writer *sw, const char *scratch_dir);
+/* A new slice, of the ids [lo, hi). */
+void graph_slice_begin(struct graph_slice_writer *sw, uint64_t lo, uint64_t hi);
+/* The next link of the slice: major the source of an external link or the
+ * destination of an internal one, minor the other end less lo.  Dies on a
+ * link out of order. */
+void graph_slice_add(struct graph_slice_writer *sw, bool internal, uint64_t major,
+    uint64_t minor);
+/* Writes the slice as dir/slice-KKKK; returns the bytes of the file. */
+uint64_t graph_slice_commit(struct graph_slice_writer *sw, const char *dir, uint32_t k);
+void graph_slice_writer_close(struct graph_slice_writer *sw);
+
+/* The manifest of the files written to dir: every other file must be
+ * there, whole. */
+void graph_write_manifest(const char *dir, uint64_t nodes, uint64_t links, uint32_t slices,
+    const uint64_t *bound);
 
 /* The number of slices for a memory budget of wa-pagerank (-m). */
 uint32_t graph_slices_for_budget(uint64_t nodes, uint64_t budget);

@@ -1,4 +1,5 @@
-/* Worker threads with a small stack, and teams of them (thread.h). */
+/* Worker threads with a small stack, teams and pools of them (thread.h). */
+#include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -138,4 +139,119 @@ wa_team_stop(struct wa_team *team)
 	pthread_mutex_destroy(&team->lock);
 	pthread_cond_destroy(&team->go);
 	pthread_cond_destroy(&team->done);
+}
+
+enum { JOB_FREE, JOB_QUEUED, JOB_DONE };
+
+static void *
+pool_job(const struct wa_pool *pool, uint64_t i)
+{
+	return pool->jobs + (i % pool->slots) * pool->job_size;
+}
+
+static void *
+pool_main(void *arg)
+{
+	struct wa_pool *pool = arg;
+	pthread_mutex_lock(&pool->lock);
+	for (;;) {
+		while (pool->taken == pool->submitted && !pool->stop)
+			pthread_cond_wait(&pool->queued, &pool->lock);
+		if (pool->taken == pool->submitted)
+			break;
+		uint64_t i = pool->taken++;
+		pthread_mutex_unlock(&pool->lock);
+		pool->work(pool_job(pool, i));
+		pthread_mutex_lock(&pool->lock);
+		pool->state[i % pool->slots] = JOB_DONE;
+		pthread_cond_broadcast(&pool->done);
+	}
+	pthread_mutex_unlock(&pool->lock);
+	return NULL;
+}
+
+void
+wa_pool_start(struct wa_pool *pool, unsigned nthreads, size_t job_size,
+    void (*work)(void *job), void (*finish)(void *arg, void *job), void *arg)
+{
+	*pool = (struct wa_pool){ .nthreads = nthreads, .job_size = job_size, .work = work,
+	    .finish = finish, .arg = arg };
+	pthread_mutex_init(&pool->lock, NULL);
+	pthread_cond_init(&pool->queued, NULL);
+	pthread_cond_init(&pool->done, NULL);
+	pool->slots = nthreads ? 2 * (size_t)nthreads + 2 : 1;
+	pool->jobs = wa_calloc(pool->slots, job_size);
+	pool->state = wa_calloc(pool->slots, 1);
+	pool->tid = wa_calloc(nthreads ? nthreads : 1, sizeof *pool->tid);
+	for (unsigned i = 0; i < nthreads; i++) {
+		int rc = wa_thread_start(&pool->tid[i], pool_main, pool);
+		if (rc) {
+			errno = rc;
+			wa_die_errno("cannot start a thread");
+		}
+	}
+}
+
+/* Waits for the oldest job in the ring and finishes it. */
+static void
+finish_oldest(struct wa_pool *pool)
+{
+	size_t slot = pool->finished % pool->slots;
+	pthread_mutex_lock(&pool->lock);
+	while (pool->state[slot] != JOB_DONE)
+		pthread_cond_wait(&pool->done, &pool->lock);
+	pthread_mutex_unlock(&pool->lock);
+	pool->finish(pool->arg, pool_job(pool, pool->finished));
+	pool->state[slot] = JOB_FREE;
+	pool->finished++;
+}
+
+void *
+wa_pool_next(struct wa_pool *pool)
+{
+	if (pool->state[pool->submitted % pool->slots] != JOB_FREE)
+		finish_oldest(pool);
+	return pool_job(pool, pool->submitted);
+}
+
+void
+wa_pool_submit(struct wa_pool *pool)
+{
+	if (pool->nthreads == 0) {
+		void *job = pool_job(pool, pool->submitted);
+		pool->work(job);
+		pool->finish(pool->arg, job);
+		return;
+	}
+	pthread_mutex_lock(&pool->lock);
+	pool->state[pool->submitted % pool->slots] = JOB_QUEUED;
+	pool->submitted++;
+	pthread_cond_signal(&pool->queued);
+	pthread_mutex_unlock(&pool->lock);
+}
+
+void
+wa_pool_drain(struct wa_pool *pool)
+{
+	while (pool->finished < pool->submitted)
+		finish_oldest(pool);
+}
+
+void
+wa_pool_stop(struct wa_pool *pool, void (*clear)(void *job))
+{
+	pthread_mutex_lock(&pool->lock);
+	pool->stop = true;
+	pthread_cond_broadcast(&pool->queued);
+	pthread_mutex_unlock(&pool->lock);
+	for (unsigned i = 0; i < pool->nthreads; i++)
+		pthread_join(pool->tid[i], NULL);
+	for (size_t i = 0; i < pool->slots; i++)
+		clear(pool_job(pool, i));
+	free(pool->jobs);
+	free(pool->state);
+	free(pool->tid);
+	pthread_mutex_destroy(&pool->lock);
+	pthread_cond_destroy(&pool->queued);
+	pthread_cond_destroy(&pool->done);
 }

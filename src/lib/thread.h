@@ -1,4 +1,4 @@
-/* Worker threads with a small stack, and teams of them.
+/* Worker threads with a small stack, and teams and pools of them.
  *
  * glibc gives a thread a stack of RLIMIT_STACK bytes (8 MiB by default),
  * all of it address space from the start: under a hard address-space limit
@@ -13,7 +13,12 @@
  * 50 us, would cost a tenth of the time.  A thread waiting for the next
  * step spins a few microseconds before it sleeps, since the next step
  * usually follows at once, unless the team has more threads than there
- * are processors. */
+ * are processors.
+ *
+ * A pool does jobs that the caller hands out in order, on its threads, in
+ * any order, and finishes them on the caller's thread in the order handed
+ * out: the caller prepares the next jobs while the threads work, and what
+ * it does with the results does not depend on the number of threads. */
 #ifndef WA_THREAD_H
 #define WA_THREAD_H
 
@@ -21,6 +26,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #define WA_THREAD_STACK (1u << 20)
 #define WA_TEAM_MAX 64
@@ -51,5 +57,39 @@ void wa_team_start(struct wa_team *team, unsigned size, void *args, size_t arg_s
 void wa_team_run(struct wa_team *team, void *(*fn)(void *));
 
 void wa_team_stop(struct wa_team *team);
+
+struct wa_pool {
+	unsigned nthreads;	/* 0: the caller does each job itself */
+	size_t slots;		/* jobs in the ring */
+	size_t job_size;
+	char *jobs;		/* the ring, slots jobs of job_size bytes */
+	unsigned char *state;	/* of each slot */
+	uint64_t submitted, taken, finished;
+	bool stop;
+	void (*work)(void *job);
+	void (*finish)(void *arg, void *job);
+	void *arg;
+	pthread_t *tid;
+	pthread_mutex_t lock;
+	pthread_cond_t queued, done;
+};
+
+/* nthreads threads (0: none) and a ring of zeroed jobs of job_size bytes:
+ * two for each thread and two more, so that the threads always have the
+ * next jobs.  work runs on a pool thread, finish(arg, job) on the caller's.
+ * Dies if a thread cannot start. */
+void wa_pool_start(struct wa_pool *pool, unsigned nthreads, size_t job_size,
+    void (*work)(void *job), void (*finish)(void *arg, void *job), void *arg);
+/* The job to fill next, after finishing the oldest if it is still in the
+ * ring. */
+void *wa_pool_next(struct wa_pool *pool);
+/* Hands out the job of wa_pool_next; without threads, does and finishes
+ * it at once. */
+void wa_pool_submit(struct wa_pool *pool);
+/* Finishes every job handed out. */
+void wa_pool_drain(struct wa_pool *pool);
+/* After wa_pool_drain: stops the threads, gives every job of the ring to
+ * clear (which frees what it holds) and frees the ring. */
+void wa_pool_stop(struct wa_pool *pool, void (*clear)(void *job));
 
 #endif

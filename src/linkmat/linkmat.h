@@ -1,0 +1,267 @@
+/* wa-linkmat's build of the graph directory (graph.h), in phases that
+ * share one context.
+ *
+ * URLs never stay in memory.  Each is known by a 64-bit hash while the
+ * links are sorted, and by its id once the nodes are numbered:
+ *
+ *   read      links -> (hash src, hash dst) records, sorted externally;
+ *             every URL -> a "SURT<TAB>URL<TAB>evidence" line for GNU sort
+ *             (read.c)
+ *   number    the sorted lines give the ids in order, the types, and the
+ *             (hash, id) map; "URL<TAB>id" lines go to a second GNU sort
+ *             (number.c)
+ *   url table that sort gives urls and urlid, and urloff after a sort by id
+ *             (urltable.c)
+ *   join 1    links by source hash, merged with the map: (dst hash, src id)
+ *   join 2    those by destination hash, merged with the map again: (slice
+ *             of dst, external or internal, then src and dst or dst and
+ *             src), sorted; the out- and in-degrees fall out of the merges
+ *             (join.c)
+ *   slices    the last sort, in that order, is encoded slice by slice
+ *             (write.c)
+ *
+ * Two URLs with the same hash would share an id: the map is in hash order,
+ * so such a collision shows as two neighbours and stops the build.
+ *
+ * With -u the old graph's nodes are merged in id order with the new lines
+ * (their order is the same), and its links are read from its slices: those
+ * of pages fetched this cycle are dropped, the others renumbered and added
+ * to the last sort (old.c).  The new graph is built in a hidden directory
+ * beside GRAPH (workdir.h), which also holds the scratch files, and moved
+ * into place at the end. */
+#ifndef WA_LINKMAT_H
+#define WA_LINKMAT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "extsort.h"
+#include "graph.h"
+#include "progress.h"
+#include "sorter.h"
+#include "thread.h"
+#include "url.h"
+
+/* A file of u32 records in the scratch space, written in order and read
+ * through a small window: the new id of every old id in update mode. */
+#define U32FILE_WINDOW 16384
+struct u32file {
+	const char *dir;	/* for messages */
+	int fd;
+	uint32_t *buf;
+	size_t n;		/* buffered for writing */
+	uint64_t count;
+	uint64_t win_lo, win_n;	/* ids in the read window */
+};
+
+/* The state of a run: the options, then what each phase leaves to the
+ * next ones. */
+struct linkmat {
+	/* options */
+	uint64_t budget;
+	uint64_t shared_budget;	/* what the sorts share, see SHARE */
+	uint32_t want_slices;	/* -s, 0 for the default */
+	unsigned nthreads;
+	const char *graph, *pages_path, *old_path;
+	/* progress */
+	struct progress pg;
+	double phase_started;
+	/* read */
+	struct wa_pool pool;		/* canonicalises batches of rows */
+	struct extsort *by_src;		/* (dst hash, src hash) */
+	struct sorter nodes;		/* SURT<TAB>URL<TAB>evidence */
+	uint64_t *seen;			/* lines recently given to sort */
+	size_t seen_mask;
+	uint64_t rows, self_links, rejected, link_rows, hint_rows;
+	char surt[URL_BUFSIZE];
+	/* number */
+	uint64_t n;			/* nodes */
+	struct extsort *map;		/* (id, hash) */
+	struct sorter urls;		/* URL<TAB>id of the new nodes */
+	struct graph_writer types;
+	/* old graph */
+	struct graph old;
+	struct u32file oldmap;		/* new id of each old id */
+	uint64_t *fetched;		/* bit per old id: its links are replaced */
+	struct extsort *oldurl;		/* (new id, offset in the old urls) */
+	uint64_t old_kept, old_dropped;
+	/* join */
+	struct extsort *by_dst;		/* (src id, dst hash) */
+	struct extsort *matrix;		/* (dst, src, slice) */
+	struct extsort *outdeg, *indeg;	/* (count, id) */
+	uint64_t new_links;
+	/* slices */
+	uint32_t slices;
+	uint64_t *bound;
+	uint64_t links;
+	uint64_t out_mix, in_mix;	/* graph_mix checksums of the matrix */
+	uint64_t matrix_bytes;
+	uint64_t bytes;			/* of the graph directory */
+};
+
+/* The phases, in their order. */
+void linkmat_read(struct linkmat *lm, char **files, int nfiles);	/* read.c */
+void linkmat_number(struct linkmat *lm);				/* number.c */
+void linkmat_plan_slices(struct linkmat *lm);				/* join.c */
+void linkmat_url_table(struct linkmat *lm);				/* urltable.c */
+void linkmat_join_sources(struct linkmat *lm);				/* join.c */
+void linkmat_join_destinations(struct linkmat *lm);			/* join.c */
+void linkmat_keep_old_links(struct linkmat *lm);			/* old.c */
+/* The degrees, the slices and the manifest, checked against each other. */
+void linkmat_write_matrix(struct linkmat *lm);				/* write.c */
+/* The closing note: what was built, from what. */
+void linkmat_summary(const struct linkmat *lm);				/* write.c */
+
+/* --dump and --dump-nodes (dump.c). */
+void linkmat_dump_links(const struct linkmat *lm, const char *dir);
+void linkmat_dump_nodes(const struct linkmat *lm, const char *dir);
+
+/* Budget shares (wa-linkmat(1), "Memory and scratch space"), so that no
+ * phase adds up to more than the budget.  Reading: the link sort 1/2, GNU
+ * sort 1/4, the recent-lines filter 1/16.  The link sort then holds up to
+ * 1/2, in memory or in read buffers, until the first join.  Numbering,
+ * while GNU sort still writes: the map, the second GNU sort and the old
+ * URLs 1/16 each, and the old graph's bitmap at most 1/8; then the URL
+ * offsets 1/8.  First join: the next link sort 1/4, the out-degrees 1/16.
+ * Second join and old links: the matrix sort 3/8, the in-degrees 1/16, the
+ * renumbering window 1/8. */
+#define SHARE(lm, num, den) ((lm)->shared_budget / (den) * (num))
+
+/* The flags of a sort of the links: they spill in the background when
+ * there are threads. */
+static inline unsigned
+big_sort(const struct linkmat *lm, unsigned flags)
+{
+	return flags | (lm->nthreads > 1 ? EXTSORT_BACKGROUND : 0);
+}
+
+/* -v: a line of detail. */
+void verbose(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* -v: the time of the phase that ends, what; the next one starts. */
+void phase_done(struct linkmat *lm, const char *what);
+/* -v: the figures of a sort. */
+void sort_done(const char *what, const struct extsort *s);
+
+/* What the input says of a URL, gathered from its lines: a letter each
+ * (the evidence column of the node lines). */
+enum {
+	EV_TARGET = 't',	/* a link points to it */
+	EV_XML_TARGET = 'x',	/* a link marked +xml points to it */
+	EV_SOURCE = 's',	/* a link is on it: it was fetched */
+	EV_PAGE = '0',		/* '0' + type: a row of the pages stream */
+};
+
+/* Records of the sorts, as little-endian integers whose most significant
+ * (last) bytes are the key. */
+static inline void
+put32(uint8_t *p, uint32_t v)
+{
+	memcpy(p, &v, 4);
+}
+
+static inline void
+put64(uint8_t *p, uint64_t v)
+{
+	memcpy(p, &v, 8);
+}
+
+static inline uint32_t
+get32(const uint8_t *p)
+{
+	uint32_t v;
+	memcpy(&v, p, 4);
+	return v;
+}
+
+static inline uint64_t
+get64(const uint8_t *p)
+{
+	uint64_t v;
+	memcpy(&v, p, 8);
+	return v;
+}
+
+/* The hash that stands for a URL until it has an id: graph_mix over the
+ * URL's 8-byte words, chained, starting from its length. */
+static inline uint64_t
+url_hash(const char *s, size_t n)
+{
+	uint64_t h = graph_mix(n), w;
+	for (; n >= 8; s += 8, n -= 8) {
+		memcpy(&w, s, 8);
+		h = graph_mix(h ^ w);
+	}
+	w = 0;
+	memcpy(&w, s, n);
+	return graph_mix(h ^ w);
+}
+
+/* The slices: equal numbers of ids, slice k holding [k*N/S, (k+1)*N/S). */
+static inline uint32_t
+slice_of(const struct linkmat *lm, uint64_t d)
+{
+	return (uint32_t)(((d + 1) * lm->slices - 1) / lm->n);
+}
+
+/* A link in the order of its slice (graph.h): the slice, then the
+ * external links by (source, destination), then the internal ones by
+ * (destination, source). */
+static inline void
+matrix_add(struct linkmat *lm, uint32_t s, uint32_t d)
+{
+	uint8_t rec[12];
+	uint32_t k = slice_of(lm, d);
+	bool internal = slice_of(lm, s) == k;
+	put32(rec, internal ? s : d);
+	put32(rec + 4, internal ? d : s);
+	put32(rec + 8, k << 1 | internal);
+	extsort_add(lm->matrix, rec);
+}
+
+/* A (count, id) record of a degree sort. */
+static inline void
+degree_add(struct extsort *deg, uint32_t id, uint64_t count)
+{
+	uint8_t rec[8];
+	put32(rec, (uint32_t)count);
+	put32(rec + 4, id);
+	extsort_add(deg, rec);
+}
+
+/* The old graph (old.c). */
+
+/* Sequential reading of a binary file of the old graph, in large pieces;
+ * bin_read checks the payload CRC with the last piece. */
+struct bin_in {
+	struct bin_reader r;
+	uint8_t *buf;
+	size_t have, at;
+	uint64_t consumed;	/* payload bytes handed out */
+};
+
+/* Opens a per-node file of the old graph for reading in order, checked
+ * against its manifest. */
+void old_member(const struct graph *g, enum graph_file f, size_t rec, struct bin_in *in);
+/* n bytes, or dies: the payload ends early. */
+void bin_in_read(struct bin_in *s, void *out, size_t n);
+/* A line of text (a URL), without its newline; returns its length. */
+size_t bin_in_line(struct bin_in *s, char *out);
+/* Dies unless the whole payload was read. */
+void bin_in_close(struct bin_in *s);
+
+/* A file in the scratch space dir, which must outlive it. */
+void u32file_open(struct u32file *f, const char *dir);
+/* Writes out the values appended. */
+void u32file_flush(struct u32file *f);
+
+static inline void
+u32file_append(struct u32file *f, uint32_t v)
+{
+	f->buf[f->n++] = v;
+	f->count++;
+	if (f->n == U32FILE_WINDOW)
+		u32file_flush(f);
+}
+
+#endif

@@ -1,0 +1,271 @@
+/* Reading the links and pages: the link sort by source and the node lines
+ * (linkmat.h).
+ *
+ * The canonicalisation of URLs (libcurl) is most of the work; the pool's
+ * threads do it on batches of rows while the main thread parses the next
+ * rows, and the main thread takes the results back in input order, so
+ * that nothing depends on -j.  A row the TSV reader itself rejects (a
+ * missing column) is reported at once, before the rows of pending batches:
+ * the messages name their lines but may come out of order. */
+#include <stdarg.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "linkmat.h"
+#include "tsv.h"
+#include "wa.h"
+#include "workdir.h"
+
+#define BATCH_ROWS 4096
+
+struct row {
+	uint64_t line;
+	uint32_t raw[2];	/* the fields, in the batch's raw bytes */
+	uint32_t canon[2];	/* canonical URLs, in the batch's canon bytes */
+	uint16_t len[2];
+	uint64_t hash[2];
+	const char *why;	/* why the URL in column bad + 1 is refused */
+	uint8_t bad;
+	int8_t type;		/* pages: the type, -1 if unknown */
+	bool xml;		/* links: the how column ends in +xml */
+	bool hint;		/* links: from a sitemap or robots.txt, no edge */
+};
+
+struct batch {
+	struct tsv *t;
+	bool pages;
+	size_t n;
+	struct row rows[BATCH_ROWS];
+	char *raw, *canon;
+	size_t raw_len, raw_cap, canon_len, canon_cap;
+};
+
+static void
+emit_node(struct linkmat *lm, const char *url, size_t len, uint64_t h, char ev)
+{
+	uint64_t key = h ^ ((uint64_t)(unsigned char)ev * 0x9e3779b97f4a7c15ULL);
+	key += key == 0;
+	uint64_t *slot = &lm->seen[key & lm->seen_mask];
+	if (*slot == key)
+		return;
+	*slot = key;
+	if (!url_surt(url, lm->surt))
+		wa_die("internal error: no SURT key for %s", url);
+	FILE *f = lm->nodes.in;
+	fputs_unlocked(lm->surt, f);
+	putc_unlocked('\t', f);
+	fwrite_unlocked(url, 1, len, f);
+	putc_unlocked('\t', f);
+	putc_unlocked(ev, f);
+	putc_unlocked('\n', f);
+}
+
+static uint32_t
+batch_raw(struct batch *bt, const char *s)
+{
+	size_t n = strlen(s) + 1;
+	if (bt->raw_len + n > bt->raw_cap) {
+		bt->raw_cap = 2 * (bt->raw_len + n);
+		bt->raw = wa_realloc(bt->raw, bt->raw_cap);
+	}
+	memcpy(bt->raw + bt->raw_len, s, n);
+	uint32_t off = (uint32_t)bt->raw_len;
+	bt->raw_len += n;
+	return off;
+}
+
+/* The work of the pool's threads. */
+static void
+canon_batch(void *job)
+{
+	struct batch *bt = job;
+	char url[URL_BUFSIZE];
+	bt->canon_len = 0;
+	size_t cols = bt->pages ? 1 : 2;
+	for (size_t i = 0; i < bt->n; i++) {
+		struct row *r = &bt->rows[i];
+		r->why = NULL;
+		for (size_t c = 0; c < cols; c++) {
+			const char *raw = bt->raw + r->raw[c];
+			/* Links come grouped by source: one canonicalisation a page. */
+			if (c == 0 && i > 0 && !r[-1].why &&
+			    strcmp(raw, bt->raw + r[-1].raw[0]) == 0) {
+				r->canon[0] = r[-1].canon[0];
+				r->len[0] = r[-1].len[0];
+				r->hash[0] = r[-1].hash[0];
+				continue;
+			}
+			if (!url_canon(raw, url, &r->why)) {
+				r->bad = (uint8_t)c;
+				break;
+			}
+			size_t n = strlen(url);
+			if (bt->canon_len + n + 1 > bt->canon_cap) {
+				bt->canon_cap = 2 * (bt->canon_len + n + 1);
+				bt->canon = wa_realloc(bt->canon, bt->canon_cap);
+			}
+			memcpy(bt->canon + bt->canon_len, url, n + 1);
+			r->canon[c] = (uint32_t)bt->canon_len;
+			r->len[c] = (uint16_t)n;
+			r->hash[c] = url_hash(url, n);
+			bt->canon_len += n + 1;
+		}
+	}
+}
+
+static void
+batch_free(void *job)
+{
+	struct batch *bt = job;
+	free(bt->raw);
+	free(bt->canon);
+}
+
+/* Rejects row r of a batch, naming its own line. */
+static void __attribute__((format(printf, 3, 4)))
+reject_row(struct batch *bt, const struct row *r, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	uint64_t line = bt->t->line;
+	bt->t->line = r->line;
+	tsv_reject(bt->t, "%s", msg);
+	bt->t->line = line;
+}
+
+/* The canonical rows of a batch, in input order, to the sorts; run by the
+ * pool on the main thread. */
+static void
+emit_batch(void *arg, void *job)
+{
+	struct linkmat *lm = arg;
+	struct batch *bt = job;
+	for (size_t i = 0; i < bt->n; i++) {
+		const struct row *r = &bt->rows[i];
+		progress_set(&lm->pg, ++lm->rows);
+		if (r->why) {
+			reject_row(bt, r, "%s: %s: %.200s", bt->pages ? "URL" : r->bad ?
+			    "destination" : "source", r->why, bt->raw + r->raw[r->bad]);
+			continue;
+		}
+		const char *src = bt->canon + r->canon[0];
+		if (bt->pages) {
+			if (r->type < 0) {
+				reject_row(bt, r, "unknown page type '%.40s' (html, xml, dtd, other,"
+				    " error, dead, robots, sitemap, noindex or -)", bt->raw + r->raw[1]);
+				continue;
+			}
+			emit_node(lm, src, r->len[0], r->hash[0], (char)(EV_PAGE + r->type));
+			continue;
+		}
+		const char *dst = bt->canon + r->canon[1];
+		if (r->hint) {
+			emit_node(lm, dst, r->len[1], r->hash[1], r->xml ? EV_XML_TARGET : EV_TARGET);
+			lm->hint_rows++;
+			continue;
+		}
+		emit_node(lm, src, r->len[0], r->hash[0], EV_SOURCE);
+		if (r->hash[0] == r->hash[1] && strcmp(src, dst) == 0) {
+			lm->self_links++;
+			continue;
+		}
+		emit_node(lm, dst, r->len[1], r->hash[1], r->xml ? EV_XML_TARGET : EV_TARGET);
+		uint8_t rec[16];
+		put64(rec, r->hash[1]);
+		put64(rec + 8, r->hash[0]);
+		extsort_add(lm->by_src, rec);
+		lm->link_rows++;
+	}
+	bt->n = 0;
+	bt->raw_len = 0;
+}
+
+static struct batch *
+next_batch(struct linkmat *lm, struct tsv *t, bool pages)
+{
+	struct batch *bt = wa_pool_next(&lm->pool);
+	bt->t = t;
+	bt->pages = pages;
+	return bt;
+}
+
+static bool
+ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), k = strlen(suffix);
+	return n >= k && memcmp(s + n - k, suffix, k) == 0;
+}
+
+static void
+read_input(struct linkmat *lm, const char *path, bool pages)
+{
+	struct tsv *t = tsv_open(path, 2, 0, 0);
+	tsv_check_url(t, 0);
+	if (!pages)
+		tsv_check_url(t, 1);
+	struct batch *bt = next_batch(lm, t, pages);
+	while (tsv_next(t)) {
+		struct row *r = &bt->rows[bt->n++];
+		r->line = t->line;
+		r->raw[0] = batch_raw(bt, t->col[0]);
+		r->raw[1] = batch_raw(bt, t->col[1]);
+		if (pages) {
+			r->type = (int8_t)page_type_parse(t->col[1]);
+			if (r->type == PAGE_XML_SUSPECT)
+				r->type = -1;
+		} else {
+			r->xml = t->ncol > 2 && ends_with(t->col[2], "+xml");
+			r->hint = t->ncol > 2 && strncmp(t->col[2], "sitemap", 7) == 0;
+		}
+		if (bt->n == BATCH_ROWS) {
+			wa_pool_submit(&lm->pool);
+			bt = next_batch(lm, t, pages);
+		}
+	}
+	if (bt->n)
+		wa_pool_submit(&lm->pool);
+	wa_pool_drain(&lm->pool);
+	lm->rejected += t->rejected;
+	tsv_close(t);
+}
+
+void
+linkmat_read(struct linkmat *lm, char **files, int nfiles)
+{
+	lm->by_src = extsort_new("links by source", workdir_path(), 16, SHARE(lm, 1, 2),
+	    big_sort(lm, EXTSORT_UNIQUE));
+	size_t entries = 1024;
+	while (entries * 2 * sizeof *lm->seen <= SHARE(lm, 1, 16))
+		entries *= 2;
+	lm->seen = wa_calloc(entries, sizeof *lm->seen);
+	lm->seen_mask = entries - 1;
+	sorter_start(&lm->nodes, "node lines", SHARE(lm, 1, 4), lm->nthreads, workdir_path(),
+	    true, -1);
+
+	/* With one thread the main thread canonicalises itself. */
+	wa_pool_start(&lm->pool, lm->nthreads > 1 ? lm->nthreads : 0, sizeof(struct batch),
+	    canon_batch, emit_batch, lm);
+	progress_start(&lm->pg, "rows", 0);
+	if (lm->pages_path)
+		read_input(lm, lm->pages_path, true);
+	if (nfiles == 0)
+		read_input(lm, NULL, false);
+	for (int i = 0; i < nfiles; i++)
+		read_input(lm, files[i], false);
+	progress_end(&lm->pg);
+	wa_pool_stop(&lm->pool, batch_free);
+	free(lm->seen);
+	lm->seen = NULL;
+	sorter_close_input(&lm->nodes);
+	extsort_finish(lm->by_src);
+	verbose("read %" PRIu64 " rows: %" PRIu64 " links, %" PRIu64 " hints, %" PRIu64
+	    " self links, %" PRIu64 " rejected", lm->rows, lm->link_rows, lm->hint_rows,
+	    lm->self_links, lm->rejected);
+	sort_done("links by source", lm->by_src);
+	phase_done(lm, "reading");
+}
