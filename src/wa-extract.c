@@ -52,41 +52,47 @@ enum {
  * type the page, and the first bytes of the body, which may. */
 #define HEAD_KEPT (64 << 10)
 
-static uint64_t max_size = 64ULL << 20;
-static FILE *pages;
-static struct progress pg;
-static struct extract *ex;
-
-static bool robots_tags = true;
-static const char *robots_agent;	/* --robots-agent */
-/* Else the token of the file's warcinfo record, "" if none. */
-static char info_agent[64];
-
-static uint64_t nrecords, nlinks, ntype[PAGE_TYPES], nnofollow;
-static uint64_t nrefused, nrefused_pages;
-static uint64_t nskipped_not_http;
 static const char *const skipped_types[] = {
 	"warcinfo", "request", "metadata", "revisit", "conversion",
 	"continuation", "other",
 };
 #define NSKIPPED (sizeof skipped_types / sizeof *skipped_types)
-static uint64_t nskipped[NSKIPPED];
 
-/* Buffers reused from record to record. */
-static unsigned char *decoded;
-static size_t decoded_cap;
+/* The options, the outputs and the counts of a run. */
+struct run {
+	uint64_t max_size;
+	const char *pages_path;	/* -p */
+	bool salvage;		/* -k */
+	bool robots_tags;	/* not --ignore-robots-tags */
+	const char *robots_agent;	/* --robots-agent */
+	/* Else the token of the file's warcinfo record, "" if none. */
+	char info_agent[64];
+
+	struct atomic_file *pages_file;
+	FILE *pages;		/* its stream, or NULL */
+	struct progress pg;
+	struct extract *ex;
+	unsigned char *decoded;	/* bodies decoded, reused from record to record */
+	size_t decoded_cap;
+
+	uint64_t nrecords, nlinks, ntype[PAGE_TYPES], nnofollow;
+	uint64_t nrefused, nrefused_pages;
+	uint64_t nskipped_not_http;
+	uint64_t nskipped[NSKIPPED];
+	uint64_t unreadable;	/* records that could not be read */
+};
 
 static void
 put_link(void *arg, const char *src, const char *dst, const char *how)
 {
-	(void)arg;
+	struct run *run = arg;
 	fputs(src, stdout);
 	putchar('\t');
 	fputs(dst, stdout);
 	putchar('\t');
 	fputs(how, stdout);
 	putchar('\n');
-	nlinks++;
+	run->nlinks++;
 }
 
 /* WARC-Date, "2026-11-22T01:05:30Z" with perhaps a fraction of a second
@@ -121,13 +127,13 @@ sha1_digest(const unsigned char *data, size_t len, char out[WARC_DIGEST_SIZE])
 }
 
 static void
-page_error(const char *file, const struct warc_record *rec, const char *url,
-    struct extract_info *info, const char *why)
+page_error(struct run *run, const char *file, const struct warc_record *rec,
+    const char *url, struct extract_info *info, const char *why)
 {
 	info->type = PAGE_ERROR;
 	if (why)
 		snprintf(info->error, sizeof info->error, "%s", why);
-	if (ntype[PAGE_ERROR] < ERRORS_SHOWN || wa_verbose)
+	if (run->ntype[PAGE_ERROR] < ERRORS_SHOWN || wa_verbose)
 		wa_warn("%s: offset %llu: %s: %s", file ? file : "stdin",
 		    (unsigned long long)rec->offset, url, info->error);
 }
@@ -146,19 +152,19 @@ payload_digest(const struct warc_record *rec)
 }
 
 static void
-put_page(const char *url, const struct extract_info *info, const char *date,
-    const char *digest)
+put_page(struct run *run, const char *url, const struct extract_info *info,
+    const char *date, const char *digest)
 {
 	int64_t t;
-	ntype[info->type]++;
-	if (!pages)
+	run->ntype[info->type]++;
+	if (!run->pages)
 		return;
-	fprintf(pages, "%s\t%s\t", url, page_type_names[info->type]);
+	fprintf(run->pages, "%s\t%s\t", url, page_type_names[info->type]);
 	if (date && warc_date(date, &t))
-		fprintf(pages, "%lld", (long long)t);
+		fprintf(run->pages, "%lld", (long long)t);
 	else
-		putc('-', pages);
-	fprintf(pages, "\t%s\t%zu\t%s\t%s\n", digest && *digest ? digest : "-",
+		putc('-', run->pages);
+	fprintf(run->pages, "\t%s\t%zu\t%s\t%s\n", digest && *digest ? digest : "-",
 	    info->outdeg, *info->root ? info->root : "-",
 	    *info->doctype ? info->doctype : "-");
 }
@@ -166,68 +172,114 @@ put_page(const char *url, const struct extract_info *info, const char *date,
 static void
 x_robots_tag(void *arg, const char *value, size_t len)
 {
-	extract_x_robots_tag(ex, value, len);
-	(void)arg;
+	extract_x_robots_tag(arg, value, len);
 }
 
-/* The page of a response record's HTTP message, or of a resource; the
- * payload's digest is computed into digest if the record has none and
- * the pages stream is written. */
-static void
-page(const char *file, const struct warc_record *rec, const char *url,
-    bool is_response, struct extract_info *info, char digest[WARC_DIGEST_SIZE])
+/* The HTTP message of a response record into r, or one made for a
+ * resource record: status 200, the record's Content-Type, its block as
+ * the body.  False if the response cannot be parsed (reported). */
+static bool
+http_message(struct run *run, const char *file, const struct warc_record *rec,
+    const char *url, bool is_response, struct extract_info *info,
+    struct http_response *r)
 {
-	struct http_response r;
 	const char *why;
-	const unsigned char *payload = rec->block;
-	size_t payload_len = rec->block_len;
-
 	if (is_response) {
-		if (!http_parse_response(rec->block, rec->block_len, &r, &why)) {
-			page_error(file, rec, url, info, why);
-			return;
+		if (!http_parse_response(rec->block, rec->block_len, r, &why)) {
+			page_error(run, file, rec, url, info, why);
+			return false;
 		}
-		payload = r.body;
-		payload_len = r.body_len;
-	} else {
-		const char *ct = warc_field(rec, "Content-Type");
-		memset(&r, 0, sizeof r);
-		r.status = 200;
-		if (ct)
-			http_content_type(ct, r.media_type, sizeof r.media_type,
-			    r.charset, sizeof r.charset);
-		r.body = payload;
-		r.body_len = payload_len;
+		return true;
 	}
-	/* The digest of the payload as the fetch log has it, when the writer
-	 * left the record's out (and kept the whole payload here). */
-	bool cut = rec->block_len < rec->length;
-	if (pages && !payload_digest(rec) && !cut)
-		sha1_digest(payload, payload_len, digest);
+	const char *ct = warc_field(rec, "Content-Type");
+	memset(r, 0, sizeof *r);
+	r->status = 200;
+	if (ct)
+		http_content_type(ct, r->media_type, sizeof r->media_type,
+		    r->charset, sizeof r->charset);
+	r->body = rec->block;
+	r->body_len = rec->block_len;
+	return true;
+}
 
-	if (is_response && robots_tags)
-		http_each_field(rec->block, &r, "X-Robots-Tag", x_robots_tag, NULL);
-	/* A dead page and an error answer are no documents: the links of
-	 * their bodies are not the site's. */
-	if (page_status_dead(r.status)) {
+/* What the status says: false for a dead page or an error answer, which
+ * are no documents (the links of their bodies are not the site's); a
+ * redirect's Location is a link. */
+static bool
+status_outcome(struct run *run, const struct http_response *r,
+    bool is_response, struct extract_info *info)
+{
+	if (page_status_dead(r->status)) {
 		info->type = PAGE_DEAD;
-		return;
+		return false;
 	}
-	if (r.status >= 400) {
+	if (r->status >= 400) {
 		info->type = PAGE_ERROR;
-		snprintf(info->error, sizeof info->error, "HTTP status %d", r.status);
-		return;
+		snprintf(info->error, sizeof info->error, "HTTP status %d", r->status);
+		return false;
 	}
-	if (r.status >= 300 && r.status < 400 && *r.location)
-		extract_link(ex, r.location, "redirect");
-	else if (is_response && r.status >= 300 && r.status < 400 &&
-	    r.location_too_long) {
+	if (r->status >= 300 && r->status < 400 && *r->location)
+		extract_link(run->ex, r->location, "redirect");
+	else if (is_response && r->status >= 300 && r->status < 400 &&
+	    r->location_too_long) {
 		/* Refused like any other link too long, not lost without a word. */
 		info->dropped++;
 		if (info->refused++ == 0)
 			snprintf(info->refused_first, sizeof info->refused_first,
 			    "Location longer than %d bytes", URL_MAX);
 	}
+	return true;
+}
+
+/* The body of r decoded (Content-Encoding, chunked) into *body and *len;
+ * false if it cannot be or is larger than --max-size (reported). */
+static bool
+decoded_body(struct run *run, const char *file, const struct warc_record *rec,
+    const char *url, struct http_response *r, struct extract_info *info,
+    const unsigned char **body, size_t *len)
+{
+	const char *why;
+	*body = r->body;
+	*len = r->body_len;
+	if (rec->block_len < rec->length) {
+		page_error(run, file, rec, url, info, "body larger than --max-size");
+		return false;
+	}
+	if (*r->content_encoding || r->chunked) {
+		if (!http_decode_body(r, run->max_size, &run->decoded,
+		    &run->decoded_cap, len, &why)) {
+			page_error(run, file, rec, url, info, why);
+			return false;
+		}
+		*body = run->decoded;
+	} else if (*len > run->max_size) {
+		page_error(run, file, rec, url, info, "body larger than --max-size");
+		return false;
+	}
+	return true;
+}
+
+/* The page of a response record's HTTP message, or of a resource; the
+ * payload's digest is computed into digest if the record has none and
+ * the pages stream is written. */
+static void
+page(struct run *run, const char *file, const struct warc_record *rec,
+    const char *url, bool is_response, struct extract_info *info,
+    char digest[WARC_DIGEST_SIZE])
+{
+	struct http_response r;
+	if (!http_message(run, file, rec, url, is_response, info, &r))
+		return;
+	/* The digest of the payload as the fetch log has it, when the writer
+	 * left the record's out (and kept the whole payload here). */
+	bool cut = rec->block_len < rec->length;
+	if (run->pages && !payload_digest(rec) && !cut)
+		sha1_digest(r.body, r.body_len, digest);
+
+	if (is_response && run->robots_tags)
+		http_each_field(rec->block, &r, "X-Robots-Tag", x_robots_tag, run->ex);
+	if (!status_outcome(run, &r, is_response, info))
+		return;
 	/* url is canonical: "scheme://host[:port]/path". */
 	const char *path = strchr(strstr(url, "://") + 3, '/');
 	bool robots = is_response && r.status >= 200 && r.status < 300 &&
@@ -235,30 +287,18 @@ page(const char *file, const struct warc_record *rec, const char *url,
 	enum page_type type = extract_type_of(r.media_type, url, NULL, 0);
 	if (!robots && type == PAGE_OTHER && !extract_media_generic(r.media_type))
 		return;
-	const unsigned char *body = r.body;
-	size_t len = r.body_len;
-	if (cut) {
-		page_error(file, rec, url, info, "body larger than --max-size");
+	const unsigned char *body;
+	size_t len;
+	if (!decoded_body(run, file, rec, url, &r, info, &body, &len))
 		return;
-	}
-	if (*r.content_encoding || r.chunked) {
-		if (!http_decode_body(&r, max_size, &decoded, &decoded_cap, &len, &why)) {
-			page_error(file, rec, url, info, why);
-			return;
-		}
-		body = decoded;
-	} else if (len > max_size) {
-		page_error(file, rec, url, info, "body larger than --max-size");
-		return;
-	}
 	if (robots) {
-		extract_robots(ex, body, len);
+		extract_robots(run->ex, body, len);
 		return;
 	}
 	type = extract_type_of(r.media_type, url, body, len);
-	extract_document(ex, type, *r.charset ? r.charset : NULL, body, len);
+	extract_document(run->ex, type, *r.charset ? r.charset : NULL, body, len);
 	if (info->type == PAGE_ERROR)
-		page_error(file, rec, url, info, NULL);
+		page_error(run, file, rec, url, info, NULL);
 }
 
 /* The value of the field name in a warcinfo block (application/
@@ -293,7 +333,7 @@ info_field(const struct warc_record *rec, const char *name, char *out,
 /* The robots agent of a warcinfo record: the token wa-fetch obeyed, else
  * that of the User-Agent another crawler names. */
 static void
-warcinfo(const struct warc_record *rec)
+warcinfo(struct run *run, const struct warc_record *rec)
 {
 	char ua[512];
 	char *token = NULL;
@@ -302,95 +342,102 @@ warcinfo(const struct warc_record *rec)
 		token = wa_strdup(ua);
 	else if (info_field(rec, "http-header-user-agent", ua, sizeof ua))
 		token = robots_agent_token(ua);
-	snprintf(info_agent, sizeof info_agent, "%s",
-	    token && strlen(token) < sizeof info_agent ? token : "");
+	snprintf(run->info_agent, sizeof run->info_agent, "%s",
+	    token && strlen(token) < sizeof run->info_agent ? token : "");
 	free(token);
-	extract_obey_robots_tags(ex, info_agent);
+	extract_obey_robots_tags(run->ex, run->info_agent);
 }
 
-static void
-record(const char *file, const struct warc_record *rec)
+/* The canonical URL of a record's WARC-Target-URI into url; false if it
+ * has none of http or https. */
+static bool
+target_url(const struct warc_record *rec, char url[URL_BUFSIZE])
 {
-	const char *type = warc_field(rec, "WARC-Type");
-	bool is_response = type && strcmp(type, "response") == 0;
-	size_t i;
-	nrecords++;
-	if (type && strcmp(type, "warcinfo") == 0 && robots_tags && !robots_agent)
-		warcinfo(rec);
-	if (!is_response && !(type && strcmp(type, "resource") == 0)) {
-		for (i = 0; i < NSKIPPED - 1; i++)
-			if (type && strcmp(type, skipped_types[i]) == 0)
-				break;
-		nskipped[i]++;
-		return;
-	}
 	/* WARC 1.0 writers put the URI in angle brackets. */
 	const char *target = warc_field(rec, "WARC-Target-URI");
-	char uri[URL_BUFSIZE], url[URL_BUFSIZE];
+	char uri[URL_BUFSIZE];
 	const char *why;
 	size_t n = target ? strlen(target) : 0;
 	if (n >= 2 && target[0] == '<' && target[n - 1] == '>') {
 		target++;
 		n -= 2;
 	}
-	if (!target || n >= sizeof uri) {
-		nskipped_not_http++;
-		return;
-	}
+	if (!target || n >= sizeof uri)
+		return false;
 	memcpy(uri, target, n);
 	uri[n] = '\0';
-	if (!url_canon(uri, url, &why)) {
-		/* dns: records and the like: no pages. */
-		nskipped_not_http++;
+	/* dns: records and the like: no pages. */
+	return url_canon(uri, url, &why);
+}
+
+static void
+record(struct run *run, const char *file, const struct warc_record *rec)
+{
+	const char *type = warc_field(rec, "WARC-Type");
+	bool is_response = type && strcmp(type, "response") == 0;
+	size_t i;
+	run->nrecords++;
+	if (type && strcmp(type, "warcinfo") == 0 && run->robots_tags &&
+	    !run->robots_agent)
+		warcinfo(run, rec);
+	if (!is_response && !(type && strcmp(type, "resource") == 0)) {
+		for (i = 0; i < NSKIPPED - 1; i++)
+			if (type && strcmp(type, skipped_types[i]) == 0)
+				break;
+		run->nskipped[i]++;
+		return;
+	}
+	char url[URL_BUFSIZE];
+	if (!target_url(rec, url)) {
+		run->nskipped_not_http++;
 		return;
 	}
 	struct extract_info info;
 	char digest[WARC_DIGEST_SIZE] = "";
-	extract_begin(ex, url, &info);
-	page(file, rec, url, is_response, &info, digest);
+	extract_begin(run->ex, url, &info);
+	page(run, file, rec, url, is_response, &info, digest);
 	if (info.refused) {
 		/* Links of the web's schemes that no URL can be made of (too
 		 * long, a bad host): lost, so told. */
-		if (nrefused_pages++ < ERRORS_SHOWN || wa_verbose)
+		if (run->nrefused_pages++ < ERRORS_SHOWN || wa_verbose)
 			wa_warn("%s: offset %llu: %s: %zu links refused, the first: %s",
 			    file ? file : "stdin", (unsigned long long)rec->offset, url,
 			    info.refused, info.refused_first);
-		nrefused += info.refused;
+		run->nrefused += info.refused;
 	}
 	/* A noindex document is still parsed for its links: it stays in
 	 * the graph and passes importance on, but is no XML target and is
 	 * weighed as an HTML page. */
 	if (info.noindex && (info.type == PAGE_HTML || page_type_xml(info.type)))
 		info.type = PAGE_NOINDEX;
-	nnofollow += info.nofollowed;
+	run->nnofollow += info.nofollowed;
 	const char *field = payload_digest(rec);
-	put_page(url, &info, warc_field(rec, "WARC-Date"), field ? field : digest);
+	put_page(run, url, &info, warc_field(rec, "WARC-Date"), field ? field : digest);
 }
 
-/* Returns the records that could not be read. */
-static uint64_t
-read_warc(const char *path)
+/* Reads the records of a WARC file, stdin if path is NULL. */
+static void
+read_warc(struct run *run, const char *path)
 {
 	struct warc_reader *r = warc_reader_open(path);
 	struct warc_record rec;
-	warc_reader_max_block(r, max_size > UINT64_MAX - HEAD_KEPT ? UINT64_MAX :
-	    max_size + HEAD_KEPT, HEAD_KEPT);
+	warc_reader_max_block(r, run->max_size > UINT64_MAX - HEAD_KEPT ?
+	    UINT64_MAX : run->max_size + HEAD_KEPT, HEAD_KEPT);
 	/* A warcinfo record speaks for the records of its file. */
-	if (robots_tags && !robots_agent && *info_agent) {
-		*info_agent = '\0';
-		extract_obey_robots_tags(ex, NULL);
+	if (run->robots_tags && !run->robots_agent && *run->info_agent) {
+		*run->info_agent = '\0';
+		extract_obey_robots_tags(run->ex, NULL);
 	}
 	while (warc_read(r, &rec)) {
-		record(path, &rec);
-		progress_set(&pg, nrecords);
+		record(run, path, &rec);
+		progress_set(&run->pg, run->nrecords);
 	}
-	uint64_t errors = warc_reader_errors(r);
+	run->unreadable += warc_reader_errors(r);
 	warc_reader_close(r);
-	return errors;
 }
 
-int
-main(int argc, char **argv)
+static void
+parse_options(struct run *run, int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "max-size", required_argument, NULL, OPT_MAX_SIZE },
@@ -398,115 +445,166 @@ main(int argc, char **argv)
 		{ "ignore-robots-tags", no_argument, NULL, OPT_IGNORE_ROBOTS_TAGS },
 		WA_COMMON_LONGOPTS
 	};
-	const char *pages_path = NULL;
-	struct atomic_file *af = NULL;
-	bool salvage = false;
 	int c;
-
-	wa_init(argc, argv, usage);
 	while ((c = getopt_long(argc, argv, "hkp:qv", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'k':
-			salvage = true;
+			run->salvage = true;
 			break;
 		case 'p':
-			pages_path = optarg;
+			run->pages_path = optarg;
 			break;
 		case OPT_MAX_SIZE:
-			max_size = opt_size("--max-size", optarg);
-			if (max_size == 0)
+			run->max_size = opt_size("--max-size", optarg);
+			if (run->max_size == 0)
 				wa_usage_error("--max-size: must be more than 0");
 			break;
 		case OPT_ROBOTS_AGENT:
 			if (!robots_token_valid(optarg))
 				wa_usage_error("--robots-agent: '%s' is no product token "
 				    "(letters, '_' and '-' only)", optarg);
-			robots_agent = optarg;
+			run->robots_agent = optarg;
 			break;
 		case OPT_IGNORE_ROBOTS_TAGS:
-			robots_tags = false;
+			run->robots_tags = false;
 			break;
 		default:
 			wa_common_option(c);
 		}
 	}
-	if (pages_path) {
-		af = atomic_open(pages_path);
-		pages = af->fp;
-	}
+}
+
+/* Opens the pages file and the links' stream, and the extraction. */
+static void
+start(struct run *run)
+{
 	static char outbuf[1 << 16];
+	if (run->pages_path) {
+		run->pages_file = atomic_open(run->pages_path);
+		run->pages = run->pages_file->fp;
+	}
 	setvbuf(stdout, outbuf, _IOFBF, sizeof outbuf);
-	ex = extract_new(put_link, NULL);
-	if (robots_tags)
-		extract_obey_robots_tags(ex, robots_agent);
+	run->ex = extract_new(put_link, run);
+	if (run->robots_tags)
+		extract_obey_robots_tags(run->ex, run->robots_agent);
+}
 
-	uint64_t unreadable = 0;
-	progress_start(&pg, "records", 0);
-	if (optind == argc)
-		unreadable += read_warc(NULL);
-	for (int i = optind; i < argc; i++)
-		unreadable += read_warc(argv[i]);
-	progress_end(&pg);
+/* The WARC files named, or stdin if none. */
+static void
+read_inputs(struct run *run, int npaths, char **paths)
+{
+	progress_start(&run->pg, "records", 0);
+	if (npaths == 0)
+		read_warc(run, NULL);
+	for (int i = 0; i < npaths; i++)
+		read_warc(run, paths[i]);
+	progress_end(&run->pg);
+}
 
+/* A file under its final name is the whole of its inputs, unless asked
+ * for what could be read. */
+static void
+finish_outputs(struct run *run)
+{
 	if (fflush(stdout) == EOF || ferror(stdout))
 		wa_die_errno("standard output");
-	/* A file under its final name is the whole of its inputs, unless
-	 * asked for what could be read. */
-	if (af && (salvage || !unreadable))
-		atomic_commit(af);
-	else if (af)
-		atomic_abort(af);
+	if (run->pages_file && (run->salvage || !run->unreadable))
+		atomic_commit(run->pages_file);
+	else if (run->pages_file)
+		atomic_abort(run->pages_file);
+}
 
+static void
+note_pages(const struct run *run)
+{
 	uint64_t npages = 0;
 	char types[256];
 	size_t tlen = 0;
 	for (int t = PAGE_HTML; t < PAGE_TYPES; t++) {
-		npages += ntype[t];
-		if (ntype[t] || t <= PAGE_ERROR)
+		npages += run->ntype[t];
+		if (run->ntype[t] || t <= PAGE_ERROR)
 			tlen += (size_t)snprintf(types + tlen, sizeof types - tlen, "%s%llu %s",
-			    tlen ? ", " : "", (unsigned long long)ntype[t], page_type_names[t]);
+			    tlen ? ", " : "", (unsigned long long)run->ntype[t],
+			    page_type_names[t]);
 	}
 	char nofollow[64] = "";
-	if (nnofollow)
+	if (run->nnofollow)
 		snprintf(nofollow, sizeof nofollow, ", %llu not followed (nofollow)",
-		    (unsigned long long)nnofollow);
+		    (unsigned long long)run->nnofollow);
 	wa_note("%llu records: %llu pages (%s), %llu links%s",
-	    (unsigned long long)nrecords, (unsigned long long)npages, types,
-	    (unsigned long long)nlinks, nofollow);
+	    (unsigned long long)run->nrecords, (unsigned long long)npages, types,
+	    (unsigned long long)run->nlinks, nofollow);
+}
+
+static void
+note_skipped(const struct run *run)
+{
 	char skipped[512];
 	size_t len = 0;
 	for (size_t i = 0; i < NSKIPPED; i++)
-		if (nskipped[i])
+		if (run->nskipped[i])
 			len += (size_t)snprintf(skipped + len, sizeof skipped - len,
 			    "%s%llu %s", len ? ", " : "",
-			    (unsigned long long)nskipped[i], skipped_types[i]);
-	if (nskipped_not_http)
+			    (unsigned long long)run->nskipped[i], skipped_types[i]);
+	if (run->nskipped_not_http)
 		len += (size_t)snprintf(skipped + len, sizeof skipped - len,
 		    "%s%llu without an http(s) target", len ? ", " : "",
-		    (unsigned long long)nskipped_not_http);
+		    (unsigned long long)run->nskipped_not_http);
 	if (len)
 		wa_note("skipped records: %s", skipped);
-	if (nrefused_pages > ERRORS_SHOWN && !wa_verbose)
+}
+
+/* The summary, and the counts of what was shown only in part. */
+static void
+summarize(const struct run *run)
+{
+	note_pages(run);
+	note_skipped(run);
+	if (run->nrefused_pages > ERRORS_SHOWN && !wa_verbose)
 		wa_warn("%llu links refused on %llu pages (-v lists the pages)",
-		    (unsigned long long)nrefused, (unsigned long long)nrefused_pages);
-	if (ntype[PAGE_ERROR] > ERRORS_SHOWN && !wa_verbose)
+		    (unsigned long long)run->nrefused,
+		    (unsigned long long)run->nrefused_pages);
+	if (run->ntype[PAGE_ERROR] > ERRORS_SHOWN && !wa_verbose)
 		wa_note("%llu pages could not be parsed (-v lists them all)",
-		    (unsigned long long)ntype[PAGE_ERROR]);
-	extract_free(ex);
-	free(decoded);
+		    (unsigned long long)run->ntype[PAGE_ERROR]);
+}
+
+static void
+run_free(struct run *run)
+{
+	extract_free(run->ex);
+	free(run->decoded);
 	url_cleanup();
-	if (unreadable) {
-		unsigned long long n = unreadable;
-		if (!pages_path)
-			wa_warn("%llu records could not be read", n);
-		else if (salvage)
-			wa_warn("%llu records could not be read: %s holds the others",
-			    n, pages_path);
-		else
-			wa_warn("%llu records could not be read: %s is left as it was "
-			    "(-k writes the others)", n, pages_path);
-		if (!salvage)
-			return WA_EXIT_ERROR;
-	}
-	return WA_EXIT_OK;
+}
+
+/* Records that could not be read are an error, unless -k. */
+static int
+exit_status(const struct run *run)
+{
+	unsigned long long n = run->unreadable;
+	if (!n)
+		return WA_EXIT_OK;
+	if (!run->pages_path)
+		wa_warn("%llu records could not be read", n);
+	else if (run->salvage)
+		wa_warn("%llu records could not be read: %s holds the others",
+		    n, run->pages_path);
+	else
+		wa_warn("%llu records could not be read: %s is left as it was "
+		    "(-k writes the others)", n, run->pages_path);
+	return run->salvage ? WA_EXIT_OK : WA_EXIT_ERROR;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct run run = { .max_size = 64ULL << 20, .robots_tags = true };
+	wa_init(argc, argv, usage);
+	parse_options(&run, argc, argv);
+	start(&run);
+	read_inputs(&run, argc - optind, argv + optind);
+	finish_outputs(&run);
+	summarize(&run);
+	run_free(&run);
+	return exit_status(&run);
 }

@@ -44,8 +44,9 @@ atomic_at_abort(void (*fn)(void))
 	abort_hook = fn;
 }
 
-void
-atomic_abort_all(void)
+/* Removes every temporary file not yet committed. */
+static void
+abort_all(void)
 {
 	if (abort_hook)
 		abort_hook();
@@ -57,7 +58,7 @@ atomic_abort_all(void)
 static void
 on_fatal_signal(int sig)
 {
-	atomic_abort_all();
+	abort_all();
 	signal(sig, SIG_DFL);
 	raise(sig);
 }
@@ -75,6 +76,15 @@ atomic_install_handlers(void)
 			continue;
 		sigaction(sigs[i], &sa, NULL);
 	}
+}
+
+/* Before main, so that no tool can open a file before the cleanup is in
+ * place; msg.c, which dies, knows nothing of this module. */
+__attribute__((constructor)) static void
+arm_cleanup(void)
+{
+	wa_at_die(abort_all);
+	atomic_install_handlers();
 }
 
 mode_t

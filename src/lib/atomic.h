@@ -1,10 +1,12 @@
-/* Output files that appear whole or not at all (DESIGN.md, "Binary files").
+/* Output files that appear whole or not at all (wa.7, "Output files").
  *
  * atomic_open() creates DIR/.NAME.XXXXXX beside the final name; the tool
  * writes through fp; atomic_commit() flushes, fsyncs, renames it over the
  * final name and fsyncs the directory.  A run that dies or is interrupted
  * before the commit removes its temporary files (SIGINT, SIGTERM, SIGHUP,
- * SIGPIPE, wa_die); after SIGKILL a temporary file may remain, but never a
+ * SIGPIPE, wa_die): in a program that links this module, the signal
+ * handlers are installed and the cleanup is registered with wa_at_die
+ * before main.  After SIGKILL a temporary file may remain, but never a
  * partial file under the final name.  A path that exists and is no regular
  * file (/dev/null, a FIFO, /dev/stdout) is written in place, as renaming
  * over it would replace it. */
@@ -33,13 +35,13 @@ const char *atomic_open_failure(const char *path);
 /* Drops the file: nothing appears under the final name. */
 void atomic_abort(struct atomic_file *af);
 
-/* Removes every temporary file not yet committed; wa_die and the signal
- * handlers call it. */
-void atomic_abort_all(void);
-/* Also runs fn there first, for outputs that are not single files (a
+/* When a run dies (wa_die, the signals above), runs fn before the
+ * temporary files are removed, for outputs that are not single files (a
  * directory being built, child processes); fn must be safe in a signal
- * handler. */
+ * handler.  A later call replaces it. */
 void atomic_at_abort(void (*fn)(void));
+/* Installs the signal handlers again, for a program that changed them;
+ * a signal the process ignores stays ignored. */
 void atomic_install_handlers(void);
 
 /* The process's umask, for files made with other modes than open's. */

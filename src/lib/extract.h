@@ -1,6 +1,9 @@
 /* Links and page facts from HTML and XML documents, for wa-extract
- * (man/wa-formats.5, "Links" and "Pages"; the XML suspects of seed 003
- * sec. 2; the DTD category of seed 000 ch. 5).
+ * (man/wa-formats.5, "Links" and "Pages"; the XML suspects of Mignet,
+ * Preda, Abiteboul et al., "Acquisition and Maintenance of XML Data from
+ * the Web", sec. 2; the DTD category of Preda, "Data Acquisition for an
+ * XML Warehouse", 2000, ch. 5).  The module is extract.c and its parts
+ * (extractpriv.h).
  *
  * HTML goes through libxml2's HTML parser in recover mode, XML through its
  * XML parser with no network, no external entities, no DTD loading,
@@ -21,7 +24,6 @@
 
 #include "pagetype.h"
 #include "url.h"
-
 
 #define EXTRACT_ROOT_MAX 256
 /* Elements nested deeper than this stop the parse of an HTML page (XML:

@@ -4,13 +4,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "atomic.h"
 #include "msg.h"
 
 const char *wa_prog = "wa";
 bool wa_quiet;
 int wa_verbose;
 static const char *usage_text = "";
+static void (*die_hook)(void);
 
 void
 wa_init(int argc, char **argv, const char *usage)
@@ -21,7 +21,20 @@ wa_init(int argc, char **argv, const char *usage)
 		wa_prog = slash ? slash + 1 : argv[0];
 	}
 	usage_text = usage;
-	atomic_install_handlers();
+}
+
+void
+wa_at_die(void (*fn)(void))
+{
+	die_hook = fn;
+}
+
+static noreturn void
+die_exit(int status)
+{
+	if (die_hook)
+		die_hook();
+	exit(status);
 }
 
 static void
@@ -90,8 +103,7 @@ wa_usage_error(const char *fmt, ...)
 	wa_vwarn(fmt, ap);
 	va_end(ap);
 	fprintf(stderr, "usage: %s -h for help\n", wa_prog);
-	atomic_abort_all();
-	exit(WA_EXIT_USAGE);
+	die_exit(WA_EXIT_USAGE);
 }
 
 noreturn void
@@ -101,8 +113,7 @@ wa_die(const char *fmt, ...)
 	va_start(ap, fmt);
 	wa_vwarn(fmt, ap);
 	va_end(ap);
-	atomic_abort_all();
-	exit(WA_EXIT_ERROR);
+	die_exit(WA_EXIT_ERROR);
 }
 
 noreturn void
@@ -116,8 +127,7 @@ wa_die_errno(const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fprintf(stderr, ": %s\n", strerror(err));
-	atomic_abort_all();
-	exit(WA_EXIT_ERROR);
+	die_exit(WA_EXIT_ERROR);
 }
 
 static void *

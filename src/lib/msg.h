@@ -1,4 +1,6 @@
-/* Messages, exit codes and the options every tool shares (DESIGN.md). */
+/* Messages, exit codes and the options every tool shares (wa.7,
+ * "CONVENTIONS").  The base of the library: it depends on no other
+ * module of it. */
 #ifndef WA_MSG_H
 #define WA_MSG_H
 
@@ -21,14 +23,16 @@ extern const char *wa_prog;	/* "wa-NAME", for messages */
 extern bool wa_quiet;		/* -q: no progress, no notes */
 extern int wa_verbose;		/* -v count */
 
-/* Sets the program name, the usage text printed by -h, and the handlers
- * that remove temporary files when the tool is interrupted. */
+/* Sets the program name and the usage text printed by -h. */
 void wa_init(int argc, char **argv, const char *usage);
 
 /* The default case of a tool's getopt switch: -h, --version, -q, -v,
  * unknown options and missing arguments. */
 void wa_common_option(int opt);
 
+/* wa_usage_error, wa_die and wa_die_errno print the message, run the
+ * function given to wa_at_die, if any, and exit (WA_EXIT_USAGE,
+ * WA_EXIT_ERROR). */
 noreturn void wa_usage_error(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2)));
 noreturn void wa_die(const char *fmt, ...)
@@ -36,6 +40,10 @@ noreturn void wa_die(const char *fmt, ...)
 /* wa_die with ": strerror(errno)" appended. */
 noreturn void wa_die_errno(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2)));
+/* Sets the function the process runs when it dies on an error, so that a
+ * module above this one (atomic.h) removes what a failed run must not
+ * leave; a later call replaces it. */
+void wa_at_die(void (*fn)(void));
 void wa_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void wa_vwarn(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
 /* A note shown unless -q: for summaries at the end of a run. */

@@ -1,5 +1,6 @@
 /* WARC/1.1 files (ISO 28500:2017): writing for wa-fetch, reading for
- * wa-extract.
+ * wa-extract.  One module in three files: the records and their fields
+ * (warc.c), the writer (warcwrite.c), the reader (warcread.c).
  *
  * Writing: each record is its own gzip member when the file name ends in
  * ".gz" (so a reader may seek to any record), plain otherwise.  Every file
@@ -32,9 +33,33 @@
 /* Largest record block the reader accepts. */
 #define WARC_MAX_BLOCK (1ULL << 30)
 
+/* ---- Records (warc.c) ---- */
+
 struct warc_field {
 	const char *name, *value;
 };
+
+struct warc_record {
+	uint64_t offset;	/* where the record starts in the file */
+	const char *version;	/* "WARC/1.1" */
+	struct warc_field *fields;	/* the header fields, in order */
+	size_t nfields;
+	const unsigned char *block;	/* the block, Content-Length bytes */
+	size_t block_len;	/* less than length if the block was cut */
+	uint64_t length;	/* Content-Length */
+};
+
+/* A fresh record id. */
+void warc_new_id(char id[WARC_ID_SIZE]);
+/* "sha1:" and the base32 of a SHA-1 digest. */
+void warc_digest_format(const unsigned char sha1[20], char out[WARC_DIGEST_SIZE]);
+/* Whether name[0, len) is a field name: one or more token characters of
+ * RFC 2616 (sec. 2.2), printable ASCII but the separators. */
+bool warc_field_name_valid(const char *name, size_t len);
+/* The value of the header field name (case-insensitive), or NULL. */
+const char *warc_field(const struct warc_record *rec, const char *name);
+
+/* ---- Writing (warcwrite.c) ---- */
 
 struct warc_writer;
 
@@ -42,10 +67,6 @@ struct warc_writer;
  * warcinfo record's block ("software", "format", "operator"...). */
 struct warc_writer *warc_writer_open(const char *path, uint64_t max_size,
     const struct warc_field *info, size_t ninfo);
-/* A fresh record id. */
-void warc_new_id(char id[WARC_ID_SIZE]);
-/* "sha1:" and the base32 of a SHA-1 digest. */
-void warc_digest_format(const unsigned char sha1[20], char out[WARC_DIGEST_SIZE]);
 /* Writes one record: WARC/1.1, WARC-Type type, WARC-Record-ID id (a fresh
  * one if NULL), WARC-Date date (Unix seconds, microseconds), the fields
  * given (WARC-Target-URI, WARC-IP-Address, WARC-Payload-Digest...),
@@ -71,15 +92,7 @@ void warc_writer_wait(struct warc_writer *w);
  * one with no record is removed). */
 void warc_writer_close(struct warc_writer *w);
 
-struct warc_record {
-	uint64_t offset;	/* where the record starts in the file */
-	const char *version;	/* "WARC/1.1" */
-	struct warc_field *fields;	/* the header fields, in order */
-	size_t nfields;
-	const unsigned char *block;	/* the block, Content-Length bytes */
-	size_t block_len;	/* less than length if the block was cut */
-	uint64_t length;	/* Content-Length */
-};
+/* ---- Reading (warcread.c) ---- */
 
 struct warc_reader;
 
@@ -88,8 +101,6 @@ struct warc_reader *warc_reader_open(const char *path);
 /* The next record; false at the end of the input.  The record's memory
  * is the reader's until the next call. */
 bool warc_read(struct warc_reader *r, struct warc_record *rec);
-/* The value of the header field name (case-insensitive), or NULL. */
-const char *warc_field(const struct warc_record *rec, const char *name);
 /* From now on, a block of more than max bytes is cut: the record holds
  * its first keep bytes (keep <= max), and the rest is read past, never held
  * whole.  By default no block is cut. */

@@ -1,0 +1,714 @@
+/* WARC files read (warc.h), gzip or plain.  The reader keeps one record
+ * in memory.  Damage is reported once per place ("FILE: offset N:
+ * reason"), counted, and passed over: in gzip input to the next member,
+ * in the records to the next "WARC/" at a line start or a member start. */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <zlib.h>
+
+#include "msg.h"
+#include "warc.h"
+
+/* Longest record header accepted: real ones are a few hundred bytes. */
+#define MAX_HEADER (1 << 20)
+#define IN_SIZE (1 << 16)
+#define OUT_CHUNK (1 << 16)
+
+/* Where a gzip member's output begins in the decompressed stream.  A
+ * break ends the output of a damaged member: no record may use bytes
+ * before it that came from that member. */
+struct mark {
+	uint64_t upos;		/* decompressed stream offset */
+	uint64_t coff;		/* the member's offset in the file */
+	bool is_break;
+};
+
+struct warc_reader {
+	char *name;		/* for messages */
+	FILE *fp;
+	bool gz, in_eof, out_eof;
+	uint64_t errors;
+
+	unsigned char in[IN_SIZE];
+	size_t in_pos, in_len;
+	uint64_t in_base;	/* file offset of in[0] */
+	z_stream zs;
+	bool in_member;		/* inflate has begun a member */
+	bool quiet_resync;	/* passing damaged gzip input already reported */
+	uint64_t member_off;
+
+	unsigned char *buf;	/* decompressed (or plain) bytes */
+	size_t cap, pos, len;
+	uint64_t ubase;		/* stream offset of buf[0] */
+
+	struct mark *marks;
+	size_t nmarks, marks_cap;
+
+	char *hdr;		/* the record's header fields, NUL-separated */
+	size_t hdr_cap;
+	struct warc_field *fields;
+	size_t fields_cap;
+
+	uint64_t max_block;	/* longer blocks are cut (warc_reader_max_block) */
+	size_t keep;		/* the bytes kept of a cut block */
+	unsigned char *cut;	/* those bytes of the last one */
+};
+
+static void __attribute__((format(printf, 3, 4)))
+reader_error(struct warc_reader *r, uint64_t offset, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	wa_warn("%s: offset %" PRIu64 ": %s", r->name, offset, msg);
+	r->errors++;
+}
+
+static void
+add_mark(struct warc_reader *r, uint64_t coff, bool is_break)
+{
+	uint64_t upos = r->ubase + r->len;
+	if (r->nmarks && r->marks[r->nmarks - 1].upos == upos) {
+		/* Nothing came out of the previous member (an empty or a
+		 * damaged one): the new one replaces it, a break stays. */
+		r->marks[r->nmarks - 1].coff = coff;
+		r->marks[r->nmarks - 1].is_break |= is_break;
+		return;
+	}
+	if (r->nmarks == r->marks_cap) {
+		r->marks_cap = r->marks_cap ? 2 * r->marks_cap : 16;
+		r->marks = wa_reallocarray(r->marks, r->marks_cap, sizeof *r->marks);
+	}
+	r->marks[r->nmarks++] = (struct mark){ upos, coff, is_break };
+}
+
+static bool
+read_input(struct warc_reader *r)
+{
+	if (r->in_eof)
+		return false;
+	if (r->in_pos == 0 && r->in_len == sizeof r->in)
+		return true;
+	if (r->in_pos == r->in_len) {
+		r->in_base += r->in_len;
+		r->in_pos = r->in_len = 0;
+	} else if (r->in_pos > 0) {
+		memmove(r->in, r->in + r->in_pos, r->in_len - r->in_pos);
+		r->in_base += r->in_pos;
+		r->in_len -= r->in_pos;
+		r->in_pos = 0;
+	}
+	size_t n = fread(r->in + r->in_len, 1, sizeof r->in - r->in_len, r->fp);
+	if (n == 0) {
+		if (ferror(r->fp))
+			wa_die_errno("%s: read error", r->name);
+		r->in_eof = true;
+		return false;
+	}
+	r->in_len += n;
+	return true;
+}
+
+static void
+reserve(struct warc_reader *r, size_t more)
+{
+	if (r->cap - r->len >= more)
+		return;
+	size_t cap = r->cap ? r->cap : OUT_CHUNK;
+	while (cap - r->len < more)
+		cap *= 2;
+	r->buf = wa_realloc(r->buf, cap);
+	r->cap = cap;
+}
+
+/* Reports damaged gzip input at off, once for a stretch of damage. */
+static void
+gzip_error(struct warc_reader *r, uint64_t off, const char *why)
+{
+	if (!r->quiet_resync)
+		reader_error(r, off, "%s", why);
+	r->quiet_resync = true;
+}
+
+/* The member being inflated is damaged.  If it gave output, a break
+ * after that output keeps records out of it. */
+static void
+member_damaged(struct warc_reader *r, const char *why)
+{
+	gzip_error(r, r->member_off, why);
+	r->in_member = false;
+	if (r->nmarks && r->marks[r->nmarks - 1].upos < r->ubase + r->len)
+		add_mark(r, r->member_off, true);
+}
+
+/* Skips input to the next gzip magic (1f 8b 08). */
+static void
+skip_to_member(struct warc_reader *r)
+{
+	r->in_member = false;
+	inflateReset(&r->zs);
+	for (;;) {
+		while (r->in_len - r->in_pos >= 3) {
+			unsigned char *p = memchr(r->in + r->in_pos, 0x1f,
+			    r->in_len - r->in_pos - 2);
+			if (!p) {
+				r->in_pos = r->in_len - 2;
+				break;
+			}
+			r->in_pos = (size_t)(p - r->in);
+			if (p[1] == 0x8b && p[2] == 8)
+				return;
+			r->in_pos++;
+		}
+		if (!read_input(r)) {
+			r->in_pos = r->in_len;
+			return;
+		}
+	}
+}
+
+/* Decompresses some more input onto the end of buf; false at the end. */
+static bool
+produce_gz(struct warc_reader *r)
+{
+	for (;;) {
+		if (r->in_pos == r->in_len && !read_input(r)) {
+			if (r->in_member)
+				member_damaged(r, "truncated gzip member");
+			return false;
+		}
+		if (!r->in_member) {
+			if (r->in_len - r->in_pos < 3 && read_input(r))
+				continue;
+			const unsigned char *p = r->in + r->in_pos;
+			uint64_t off = r->in_base + r->in_pos;
+			if (r->in_len - r->in_pos < 3 || p[0] != 0x1f || p[1] != 0x8b ||
+			    p[2] != 8) {
+				gzip_error(r, off, "not a gzip member: skipped to the next one");
+				skip_to_member(r);
+				continue;
+			}
+			r->in_member = true;
+			r->member_off = off;
+			add_mark(r, off, false);
+		}
+		reserve(r, OUT_CHUNK);
+		r->zs.next_in = r->in + r->in_pos;
+		r->zs.avail_in = (unsigned)(r->in_len - r->in_pos);
+		r->zs.next_out = r->buf + r->len;
+		r->zs.avail_out = OUT_CHUNK;
+		int rc = inflate(&r->zs, Z_NO_FLUSH);
+		size_t produced = OUT_CHUNK - r->zs.avail_out;
+		r->in_pos = (size_t)(r->zs.next_in - r->in);
+		r->len += produced;
+		if (rc == Z_STREAM_END) {
+			r->in_member = false;
+			r->quiet_resync = false;
+			inflateReset(&r->zs);
+		} else if (rc == Z_DATA_ERROR || rc == Z_NEED_DICT) {
+			char why[200];
+			snprintf(why, sizeof why, "bad gzip member (%s): skipped to the next one",
+			    r->zs.msg ? r->zs.msg : "data error");
+			/* At least one byte on, so that the same magic is not
+			 * taken again. */
+			if (r->in_base + r->in_pos == r->member_off)
+				r->in_pos++;
+			member_damaged(r, why);
+			skip_to_member(r);
+		} else if (rc == Z_MEM_ERROR) {
+			wa_die("%s: out of memory in inflate", r->name);
+		}
+		if (produced)
+			return true;
+	}
+}
+
+static bool
+produce(struct warc_reader *r)
+{
+	if (r->out_eof)
+		return false;
+	bool more;
+	if (r->gz) {
+		more = produce_gz(r);
+	} else {
+		reserve(r, OUT_CHUNK);
+		if (r->in_pos == r->in_len)
+			read_input(r);
+		size_t n = r->in_len - r->in_pos;
+		if (n > OUT_CHUNK)
+			n = OUT_CHUNK;
+		memcpy(r->buf + r->len, r->in + r->in_pos, n);
+		r->in_pos += n;
+		r->len += n;
+		more = n > 0;
+	}
+	if (!more)
+		r->out_eof = true;
+	return more;
+}
+
+/* Makes buf[at, at + n) available; false if the input ends first. */
+static bool
+have(struct warc_reader *r, size_t at, size_t n)
+{
+	while (r->len - at < n)
+		if (!produce(r))
+			return false;
+	return true;
+}
+
+/* Drops buf[0, pos) and the marks before it but the one that covers pos. */
+static void
+compact(struct warc_reader *r)
+{
+	if (r->pos) {
+		memmove(r->buf, r->buf + r->pos, r->len - r->pos);
+		r->ubase += r->pos;
+		r->len -= r->pos;
+		r->pos = 0;
+	}
+	size_t keep = 0;
+	while (keep + 1 < r->nmarks && r->marks[keep + 1].upos <= r->ubase)
+		keep++;
+	if (keep) {
+		memmove(r->marks, r->marks + keep, (r->nmarks - keep) * sizeof *r->marks);
+		r->nmarks -= keep;
+	}
+}
+
+/* The file offset reported for a record that starts at buf[at]. */
+static uint64_t
+offset_of(const struct warc_reader *r, size_t at)
+{
+	uint64_t u = r->ubase + at, off = 0;
+	if (!r->gz)
+		return u;
+	for (size_t i = 0; i < r->nmarks && r->marks[i].upos <= u; i++)
+		off = r->marks[i].coff;
+	return off;
+}
+
+/* The first break after buf[from], as a buf index, or SIZE_MAX. */
+static size_t
+next_break(const struct warc_reader *r, size_t from)
+{
+	uint64_t u = r->ubase + from;
+	for (size_t i = 0; i < r->nmarks; i++)
+		if (r->marks[i].is_break && r->marks[i].upos > u)
+			return (size_t)(r->marks[i].upos - r->ubase);
+	return SIZE_MAX;
+}
+
+static bool
+at_member_start(const struct warc_reader *r, size_t at)
+{
+	uint64_t u = r->ubase + at;
+	for (size_t i = 0; i < r->nmarks && r->marks[i].upos <= u; i++)
+		if (r->marks[i].upos == u)
+			return true;
+	return false;
+}
+
+/* Moves pos to the next place at or after from (at least 1) where a
+ * record may begin: "WARC/" at a line start or at a gzip member start.
+ * Memory stays bounded: what has been searched is dropped. */
+static void
+resync(struct warc_reader *r, size_t from)
+{
+	for (;;) {
+		if (!have(r, from, 5)) {
+			r->pos = r->len;
+			return;
+		}
+		size_t last = r->len - 5;
+		for (size_t at = from; at <= last; at++)
+			if (r->buf[at] == 'W' && memcmp(r->buf + at, "WARC/", 5) == 0 &&
+			    (r->buf[at - 1] == '\n' || at_member_start(r, at))) {
+				r->pos = at;
+				return;
+			}
+		/* Keep buf[last]: it tells whether a line starts after it. */
+		r->pos = last;
+		compact(r);
+		from = 1;
+	}
+}
+
+static void
+hdr_reserve(struct warc_reader *r, size_t n)
+{
+	if (r->hdr_cap < n) {
+		r->hdr_cap = n;
+		r->hdr = wa_realloc(r->hdr, n);
+	}
+}
+
+static void
+add_field(struct warc_reader *r, size_t nfields, char *name, char *value)
+{
+	if (nfields == r->fields_cap) {
+		r->fields_cap = r->fields_cap ? 2 * r->fields_cap : 32;
+		r->fields = wa_reallocarray(r->fields, r->fields_cap, sizeof *r->fields);
+	}
+	r->fields[nfields] = (struct warc_field){ name, value };
+}
+
+/* Parses the header buf[start, end) (its lines, without the empty line)
+ * into r->hdr and r->fields.  Lines may end in CRLF or LF alone; lines
+ * that begin with a space or a tab continue the previous field (RFC 822
+ * folding, which WARC allows), joined by one space.  Returns the number
+ * of fields, or -1 with *why set. */
+static long
+parse_header(struct warc_reader *r, size_t start, size_t end, const char **why,
+    size_t *line_no)
+{
+	hdr_reserve(r, end - start + 1);
+	memcpy(r->hdr, r->buf + start, end - start);
+	r->hdr[end - start] = '\0';
+	char *text = r->hdr, *eol;
+	size_t n = 0;
+	*line_no = 1;
+	if (memchr(text, '\0', end - start)) {
+		*why = "NUL byte in the record header";
+		return -1;
+	}
+	/* The version line: "WARC/" major "." minor. */
+	eol = strchr(text, '\n');
+	*eol = '\0';
+	if (eol > text && eol[-1] == '\r')
+		eol[-1] = '\0';
+	const char *v = text + 5;
+	size_t d1 = strspn(v, "0123456789");
+	if (d1 == 0 || v[d1] != '.' || strspn(v + d1 + 1, "0123456789") == 0 ||
+	    v[d1 + 1 + strspn(v + d1 + 1, "0123456789")] != '\0') {
+		*why = "bad version line";
+		return -1;
+	}
+	char *line = eol + 1;
+	char *last_value = NULL;
+	while (*line) {
+		++*line_no;
+		eol = strchr(line, '\n');
+		*eol = '\0';
+		char *next = eol + 1;
+		if (eol > line && eol[-1] == '\r')
+			*--eol = '\0';
+		if (strchr(line, '\r')) {
+			*why = "carriage return inside a header line";
+			return -1;
+		}
+		if (*line == ' ' || *line == '\t') {
+			if (!last_value) {
+				*why = "continuation line before any field";
+				return -1;
+			}
+			/* Folded text: the previous value runs on, joined by a
+			 * space (none after an empty value, which would start
+			 * with it); the copy moves left over the removed bytes. */
+			char *s = line + strspn(line, " \t");
+			size_t vlen = strlen(last_value);
+			if (*s) {
+				size_t slen = strlen(s);
+				if (vlen)
+					last_value[vlen++] = ' ';
+				memmove(last_value + vlen, s, slen + 1);
+				vlen += slen;
+			}
+			while (vlen && (last_value[vlen - 1] == ' ' ||
+			    last_value[vlen - 1] == '\t'))
+				last_value[--vlen] = '\0';
+			line = next;
+			continue;
+		}
+		char *colon = strchr(line, ':');
+		if (!colon || colon == line) {
+			*why = "header line without a field name and a colon";
+			return -1;
+		}
+		if (!warc_field_name_valid(line, (size_t)(colon - line))) {
+			*why = "bad character in a field name";
+			return -1;
+		}
+		*colon = '\0';
+		char *value = colon + 1 + strspn(colon + 1, " \t");
+		size_t vlen = strlen(value);
+		while (vlen && (value[vlen - 1] == ' ' || value[vlen - 1] == '\t'))
+			value[--vlen] = '\0';
+		add_field(r, n++, line, value);
+		last_value = value;
+		line = next;
+	}
+	return (long)n;
+}
+
+/* The length of the line end at buf[at] (CRLF or LF), 0 if none; needs
+ * the bytes to be there. */
+static size_t
+line_end(const struct warc_reader *r, size_t at)
+{
+	if (at < r->len && r->buf[at] == '\n')
+		return 1;
+	if (at + 1 < r->len && r->buf[at] == '\r' && r->buf[at + 1] == '\n')
+		return 2;
+	return 0;
+}
+
+enum parse { PARSE_OK, PARSE_EOF, PARSE_BAD, PARSE_BROKEN };
+
+/* Keeps the first r->keep bytes of the block of clen bytes at buf[block]
+ * in r->cut, and passes over the rest, dropping it as it comes, so that a
+ * block of any size takes no more memory than a small one; *tail is then
+ * the block's end in buf.  PARSE_OK, or as parse_record. */
+static enum parse
+pass_block(struct warc_reader *r, uint64_t off, size_t block, uint64_t clen,
+    size_t *tail)
+{
+	uint64_t start = r->ubase + block, end = start + clen;
+	bool more = have(r, 0, block + r->keep);
+	if (more)
+		memcpy(r->cut, r->buf + block, r->keep);
+	for (;;) {
+		size_t brk = next_break(r, 0);
+		if (brk != SIZE_MAX && r->ubase + brk < end) {
+			r->pos = brk;
+			return PARSE_BROKEN;
+		}
+		if (r->ubase + r->len >= end)
+			break;
+		if (!more) {
+			reader_error(r, off, "truncated record: Content-Length %" PRIu64
+			    " but %" PRIu64 " bytes left", clen, r->ubase + r->len - start);
+			r->pos = r->len;
+			return PARSE_BAD;
+		}
+		r->pos = r->len;
+		compact(r);
+		more = produce(r);
+	}
+	*tail = (size_t)(end - r->ubase);
+	return PARSE_OK;
+}
+
+/* Reads the record at the start of buf.  PARSE_BAD: a problem, reported,
+ * and pos is where the search for the next record starts; PARSE_BROKEN:
+ * the record runs into damaged gzip input, already reported, and pos is
+ * past the damage. */
+static enum parse
+parse_record(struct warc_reader *r, struct warc_record *rec)
+{
+	/* Blank lines between records are passed over. */
+	for (;;) {
+		compact(r);
+		if (!have(r, 0, 1))
+			return PARSE_EOF;
+		while (r->pos < r->len && (r->buf[r->pos] == '\r' || r->buf[r->pos] == '\n'))
+			r->pos++;
+		if (r->pos < r->len)
+			break;
+	}
+	compact(r);
+	uint64_t off = offset_of(r, 0);
+	r->pos = 1;
+	have(r, 0, 5);
+	size_t brk = next_break(r, 0);
+	if (brk < 5) {
+		r->pos = brk;
+		return PARSE_BROKEN;
+	}
+	if (r->len < 5 || memcmp(r->buf, "WARC/", 5) != 0) {
+		reader_error(r, off, "not a WARC record (no \"WARC/\" version line)");
+		return PARSE_BAD;
+	}
+
+	/* The header ends at an empty line. */
+	size_t scanned = 0, end, hend;
+	for (;;) {
+		unsigned char *nl = memchr(r->buf + scanned, '\n', r->len - scanned);
+		if (nl) {
+			end = (size_t)(nl - r->buf) + 1;
+			have(r, end, 2);
+			if ((hend = line_end(r, end)))
+				break;
+			scanned = end;
+			continue;
+		}
+		scanned = r->len;
+		brk = next_break(r, 0);
+		if (brk <= scanned) {
+			r->pos = brk;
+			return PARSE_BROKEN;
+		}
+		if (scanned > MAX_HEADER) {
+			reader_error(r, off, "no end of the record header in %d bytes",
+			    MAX_HEADER);
+			return PARSE_BAD;
+		}
+		if (!produce(r)) {
+			if ((brk = next_break(r, 0)) != SIZE_MAX) {
+				r->pos = brk;
+				return PARSE_BROKEN;
+			}
+			reader_error(r, off, "truncated record header");
+			r->pos = r->len;
+			return PARSE_BAD;
+		}
+	}
+	brk = next_break(r, 0);
+	if (brk < end + hend) {
+		r->pos = brk;
+		return PARSE_BROKEN;
+	}
+
+	const char *why = "malformed header";
+	size_t line_no;
+	long nf = parse_header(r, 0, end, &why, &line_no);
+	if (nf < 0) {
+		reader_error(r, off, "header line %zu: %s", line_no, why);
+		return PARSE_BAD;
+	}
+	rec->fields = r->fields;
+	rec->nfields = (size_t)nf;
+	const char *cl = warc_field(rec, "Content-Length");
+	if (!cl) {
+		reader_error(r, off, "no Content-Length");
+		return PARSE_BAD;
+	}
+	size_t digits = strspn(cl, "0123456789");
+	uint64_t clen = strtoull(cl, NULL, 10);
+	if (digits == 0 || cl[digits] || digits > 19) {
+		reader_error(r, off, "bad Content-Length \"%.40s\"", cl);
+		return PARSE_BAD;
+	}
+	if (clen > WARC_MAX_BLOCK) {
+		reader_error(r, off, "Content-Length %" PRIu64 " is over the limit of %llu",
+		    clen, (unsigned long long)WARC_MAX_BLOCK);
+		return PARSE_BAD;
+	}
+
+	/* The block, then two line ends, CRLF CRLF (LF LF tolerated). */
+	size_t block = end + hend, tail = block + (size_t)clen;
+	bool cut = clen > r->max_block;
+	if (cut) {
+		enum parse p = pass_block(r, off, block, clen, &tail);
+		if (p != PARSE_OK)
+			return p;
+	}
+	bool complete = have(r, 0, tail);
+	/* One byte past the record if there is one: a member that ends
+	 * with the record is then checked to its CRC. */
+	if (complete)
+		have(r, 0, tail + 5);
+	brk = next_break(r, 0);
+	if (brk < tail) {
+		r->pos = brk;
+		return PARSE_BROKEN;
+	}
+	if (!complete) {
+		reader_error(r, off, "truncated record: Content-Length %" PRIu64
+		    " but %zu bytes left", clen, r->len - block);
+		r->pos = r->len;
+		return PARSE_BAD;
+	}
+	size_t e1 = line_end(r, tail), e2 = e1 ? line_end(r, tail + e1) : 0;
+	if (!e1 || !e2 || tail + e1 + e2 >= brk) {
+		if (brk <= tail + 4) {
+			r->pos = brk;
+			return PARSE_BROKEN;
+		}
+		reader_error(r, off, "no CRLF CRLF after the %" PRIu64
+		    " bytes of the block (wrong Content-Length?)", clen);
+		return PARSE_BAD;
+	}
+	rec->offset = off;
+	rec->version = r->hdr;
+	rec->block = cut ? r->cut : r->buf + block;
+	rec->block_len = cut ? r->keep : (size_t)clen;
+	rec->length = clen;
+	r->pos = tail + e1 + e2;
+	return PARSE_OK;
+}
+
+bool
+warc_read(struct warc_reader *r, struct warc_record *rec)
+{
+	for (;;) {
+		switch (parse_record(r, rec)) {
+		case PARSE_OK:
+			return true;
+		case PARSE_EOF:
+			return false;
+		case PARSE_BAD:
+			if (r->pos < r->len)
+				resync(r, r->pos);
+			break;
+		case PARSE_BROKEN:
+			break;
+		}
+	}
+}
+
+void
+warc_reader_max_block(struct warc_reader *r, uint64_t max, size_t keep)
+{
+	if (keep > max)
+		wa_die("warc_reader_max_block: %zu bytes kept of at most %" PRIu64,
+		    keep, max);
+	r->max_block = max;
+	r->keep = keep;
+	free(r->cut);
+	r->cut = wa_malloc(keep ? keep : 1);
+}
+
+uint64_t
+warc_reader_errors(const struct warc_reader *r)
+{
+	return r->errors;
+}
+
+struct warc_reader *
+warc_reader_open(const char *path)
+{
+	struct warc_reader *r = wa_calloc(1, sizeof *r);
+	r->max_block = WARC_MAX_BLOCK;
+	if (!path || strcmp(path, "-") == 0) {
+		r->name = wa_strdup("stdin");
+		r->fp = stdin;
+	} else {
+		r->name = wa_strdup(path);
+		r->fp = fopen(path, "rb");
+		if (!r->fp)
+			wa_die_errno("%s", path);
+	}
+	while (r->in_len < 2 && read_input(r))
+		;
+	r->gz = r->in_len >= 2 && r->in[0] == 0x1f && r->in[1] == 0x8b;
+	/* windowBits 15 + 16: gzip only; members are found by their magic. */
+	if (r->gz && inflateInit2(&r->zs, 15 + 16) != Z_OK)
+		wa_die("%s: inflateInit2 failed", r->name);
+	return r;
+}
+
+void
+warc_reader_close(struct warc_reader *r)
+{
+	if (!r)
+		return;
+	if (r->fp && r->fp != stdin)
+		fclose(r->fp);
+	if (r->gz)
+		inflateEnd(&r->zs);
+	free(r->buf);
+	free(r->marks);
+	free(r->hdr);
+	free(r->fields);
+	free(r->cut);
+	free(r->name);
+	free(r);
+}
