@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "extsort.h"
+#include "scratch.h"
 #include "msg.h"
 #include "thread.h"
 
@@ -214,32 +215,17 @@ extsort_new(const char *name, const char *dir, size_t rec_bytes, uint64_t budget
 static int
 scratch_file(const struct extsort *s)
 {
-	char *path = wa_asprintf("%s/.extsort.XXXXXX", s->dir);
-	sigset_t all, old;
-	sigfillset(&all);
-	sigprocmask(SIG_BLOCK, &all, &old);
-	int fd = mkostemp(path, O_CLOEXEC);
-	if (fd >= 0)
-		unlink(path);
-	sigprocmask(SIG_SETMASK, &old, NULL);
+	int fd = scratch_try_open(s->dir, ".extsort");
 	if (fd < 0)
 		wa_die_errno("%s: cannot create a scratch file in %s", s->name, s->dir);
-	free(path);
 	return fd;
 }
 
 static void
 write_all(const struct extsort *s, int fd, const void *buf, size_t n, uint64_t off)
 {
-	for (size_t done = 0; done < n;) {
-		ssize_t k = pwrite(fd, (const char *)buf + done, n - done, (off_t)(off + done));
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k < 0)
-			wa_die_errno("%s: cannot write to the scratch space in %s", s->name,
-			    s->dir);
-		done += (size_t)k;
-	}
+	if (!pwrite_full(fd, buf, n, off))
+		wa_die_errno("%s: cannot write to the scratch space in %s", s->name, s->dir);
 }
 
 static size_t
@@ -353,14 +339,11 @@ reader_fill(const struct extsort *s, int fd, struct reader *r)
 		return false;
 	size_t want = r->left < r->cap ? (size_t)r->left : r->cap;
 	size_t bytes = want * s->rb;
-	for (size_t done = 0; done < bytes;) {
-		ssize_t k = pread(fd, r->buf + done, bytes - done, (off_t)(r->pos + done));
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			wa_die_errno("%s: cannot read back the scratch space in %s", s->name,
-			    s->dir);
-		done += (size_t)k;
+	ssize_t got = pread_full(fd, r->buf, bytes, r->pos);
+	if (got != (ssize_t)bytes) {
+		if (got >= 0)
+			errno = EIO;
+		wa_die_errno("%s: cannot read back the scratch space in %s", s->name, s->dir);
 	}
 	r->pos += bytes;
 	r->left -= want;

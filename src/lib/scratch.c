@@ -1,6 +1,7 @@
 /* Scratch files and whole-buffer I/O (scratch.h). */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -8,14 +9,30 @@
 #include "scratch.h"
 
 int
-scratch_open(const char *dir, const char *prefix)
+scratch_try_open(const char *dir, const char *prefix)
 {
 	char *path = wa_asprintf("%s/%s.XXXXXX", dir, prefix);
+	/* No signal between making the file and unlinking it: a handler
+	 * that exits would leave the file behind. */
+	sigset_t all, old;
+	sigfillset(&all);
+	sigprocmask(SIG_BLOCK, &all, &old);
 	int fd = mkostemp(path, O_CLOEXEC);
-	if (fd < 0)
-		wa_die_errno("%s", path);
-	unlink(path);
+	if (fd >= 0)
+		unlink(path);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	int saved = errno;
 	free(path);
+	errno = saved;
+	return fd;
+}
+
+int
+scratch_open(const char *dir, const char *prefix)
+{
+	int fd = scratch_try_open(dir, prefix);
+	if (fd < 0)
+		wa_die_errno("%s/%s.XXXXXX", dir, prefix);
 	return fd;
 }
 

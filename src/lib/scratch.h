@@ -25,6 +25,8 @@
 /* A scratch file DIR/PREFIX.XXXXXX open for reading and writing; dies
  * naming it if it cannot be made. */
 int scratch_open(const char *dir, const char *prefix);
+/* The same, for a caller with its own message: -1 with errno set. */
+int scratch_try_open(const char *dir, const char *prefix);
 
 /* Writes the n bytes of buf at offset off: true, or false with errno set. */
 bool pwrite_full(int fd, const void *buf, size_t n, uint64_t off);
