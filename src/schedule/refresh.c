@@ -10,6 +10,9 @@
 
 #include "schedule.h"
 
+/* Beyond year 9999 a due time means "not in any foreseeable cycle". */
+#define DUE_MAX 253402300799.0
+
 /* A page is refreshed at its optimal frequency if it was fetched, has a
  * change rate and no override takes it out of the optimisation. */
 static bool
@@ -152,8 +155,6 @@ pass1_page(struct schedule *s, const struct page *p)
 	}
 }
 
-/* Each capped page uses 1/T of G: the G*T+1 largest u hold every page the
- * cap can bind. */
 void
 first_pass(struct schedule *s)
 {

@@ -12,27 +12,7 @@
 
 #include "wa.h"
 
-/* Beyond year 9999 a due time means "not in any foreseeable cycle". */
-#define DUE_MAX 253402300799.0
 #define SECONDS_PER_DAY 86400.0
-
-/* Page state columns. */
-enum { COL_URL, COL_TYPE, COL_IMPORTANCE, COL_USEFULNESS, COL_LAMBDA,
-	COL_ACCESS, COL_CATEGORY, STATE_COLS, COL_FAILURES = STATE_COLS };
-
-struct category {
-	char *name;
-	double factor;
-};
-
-/* A side stream joined by URL: overrides or cash. */
-struct side {
-	struct tsv *t;
-	bool have;		/* t->col holds the current row */
-	bool matched;		/* and a page of the state had its URL */
-	uint64_t unmatched;	/* rows whose URL is not in the page state */
-	char *first_unmatched;
-};
 
 /* One row of the page state, with its override and cash. */
 struct page {
@@ -151,9 +131,13 @@ void state_open(struct schedule *s, size_t n, char *const *paths);
  * cash; pass 1 warns of the side streams' URLs not in the state. */
 void scan_state(struct schedule *s, int pass,
     void (*fn)(struct schedule *, const struct page *));
+/* Frees the categories and closes the spooled stdin. */
 void state_close(struct schedule *s);
 
 /* refresh.c */
+/* Pass 1: the sums and counts of the page state, and its G*T+1 largest u
+ * (each capped page uses 1/T of G, so they hold every page the cap can
+ * bind). */
 void first_pass(struct schedule *s);
 /* The refresh plan of every page (-F) and the candidates of the list. */
 void second_pass(struct schedule *s);
@@ -169,7 +153,7 @@ void fill_cycle(struct schedule *s);
 /* Offers a row to h; keeps a copy of url if it is among the cap best. */
 void row_push(struct row_heap *h, const char *url, double key, int64_t due,
     enum reason reason);
-/* Keeps the best n rows of a heap. */
+/* Keeps the best n rows of a heap, freeing the others. */
 void heap_keep(struct row_heap *h, uint64_t n);
 /* Writes the fetch list to stdout, sites interleaved, and frees the heaps. */
 void write_list(struct schedule *s);

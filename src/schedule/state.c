@@ -11,7 +11,16 @@
 #include "pagetype.h"
 #include "schedule.h"
 
+/* Page state columns. */
+enum { COL_URL, COL_TYPE, COL_IMPORTANCE, COL_USEFULNESS, COL_LAMBDA,
+	COL_ACCESS, COL_CATEGORY, STATE_COLS, COL_FAILURES = STATE_COLS };
+
 /* ---- categories ---- */
+
+struct category {
+	char *name;
+	double factor;
+};
 
 static int
 category_cmp(const void *a, const void *b)
@@ -60,6 +69,14 @@ category_factor(const struct schedule *s, struct tsv *t, const char *name)
 }
 
 /* ---- side streams joined by URL: overrides and cash ---- */
+
+struct side {
+	struct tsv *t;
+	bool have;		/* t->col holds the current row */
+	bool matched;		/* and a page of the state had its URL */
+	uint64_t unmatched;	/* rows whose URL is not in the page state */
+	char *first_unmatched;
+};
 
 static void
 side_open(struct side *s, const char *path, size_t cols)
