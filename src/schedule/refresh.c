@@ -91,7 +91,8 @@ top_u_push(struct top_u *h, double u)
 	h->v[i] = u;
 }
 
-/* The candidates other than refreshes, by their override or state. */
+/* The counts of the overrides, and of the candidates other than due
+ * refreshes. */
 static void
 count_candidates(struct schedule *s, const struct page *p)
 {
@@ -129,6 +130,7 @@ pass1_page(struct schedule *s, const struct page *p)
 	struct page_sums *p1 = &s->p1;
 	p1->pages++;
 	count_candidates(s, p);
+	/* The overrides never and period take a page out of the optimisation. */
 	if (p->override == OV_NEVER || p->override == OV_PERIOD)
 		return;
 	if (p->document && p->access >= 0 && isnan(p->lambda))
