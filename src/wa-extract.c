@@ -280,10 +280,8 @@ page(struct run *run, const char *file, const struct warc_record *rec,
 		http_each_field(rec->block, &r, "X-Robots-Tag", x_robots_tag, run->ex);
 	if (!status_outcome(run, &r, is_response, info))
 		return;
-	/* url is canonical: "scheme://host[:port]/path". */
-	const char *path = strchr(strstr(url, "://") + 3, '/');
 	bool robots = is_response && r.status >= 200 && r.status < 300 &&
-	    strcmp(path, "/robots.txt") == 0;
+	    strcmp(url_path(url), "/robots.txt") == 0;
 	enum page_type type = extract_type_of(r.media_type, url, NULL, 0);
 	if (!robots && type == PAGE_OTHER && !extract_media_generic(r.media_type))
 		return;

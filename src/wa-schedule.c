@@ -3,7 +3,7 @@
  * cost of obsolescence under the crawler's bandwidth (Preda, "Data
  * Acquisition for an XML Warehouse", 2000, ch. 3, eq. 3.7-3.8), with the
  * refresh cycle time T of Mignet, Preda, Abiteboul et al., "Acquisition and
- * Maintenance of XML Data from the Web", sec. 4, as a cap solved by exact
+ * Maintenance of XML Data from the Web", 2000, sec. 4, as a cap solved by exact
  * water-filling; discovery shares sigma_X and sigma_H and the importance
  * factor chi (Mignet et al., sec. 2); categories and publication overrides
  * (Preda, ch. 5); sites interleaved by the Length strategy of Castillo,

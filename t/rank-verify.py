@@ -29,7 +29,7 @@ with the tools.
     and weight, 1 when left out) and --subscription-weight W (0.1) for
     pagerank: the personalisation becomes (1-W) E + W S, S the
     subscription's weights normalised (the virtual page of Mignet et al.,
-    "Acquisition and Maintenance of XML Data from the Web", sec. 5.3), E the --personalization or uniform.
+    "Acquisition and Maintenance of XML Data from the Web", 2000, sec. 5.3), E the --personalization or uniform.
 
   rank-verify.py diff A B [--tol T]
     L1 distance between two score files over the same URLs.

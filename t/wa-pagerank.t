@@ -102,7 +102,7 @@ for name in $(test_graphs); do
 done
 
 # Publication/subscription (Mignet, Preda, Abiteboul et al., "Acquisition
-# and Maintenance of XML Data from the Web", sec. 5.3): a virtual page
+# and Maintenance of XML Data from the Web", 2000, sec. 5.3): a virtual page
 # linking to the subscribed pages takes a share W of the personalisation,
 # (1-W) E + W S, checked against networkx with that personalisation on the
 # generated graph of 3000 pages ($tmp/gen.*, ranked in the loop above).

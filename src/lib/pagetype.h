@@ -1,7 +1,7 @@
 /* What a URL is to wa: the type of a page (the type column of the pages
  * stream and of the page state, the types file of a graph), the rule that
  * makes a never-fetched URL an XML suspect (Mignet, Preda, Abiteboul et
- * al., "Acquisition and Maintenance of XML Data from the Web", sec. 2),
+ * al., "Acquisition and Maintenance of XML Data from the Web", 2000, sec. 2),
  * and the rules that decide what is a page: ranked in the link graph,
  * refreshed by the schedule, discovered from links.  man/wa-formats.5,
  * "Page types", is the user's view of the same rules. */

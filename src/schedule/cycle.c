@@ -117,7 +117,7 @@ plan_cycle(struct schedule *s)
 
 /* The cycle's G*T rows, once every candidate is known: the overrides, the
  * discovery shares (Mignet, Preda, Abiteboul et al., "Acquisition and
- * Maintenance of XML Data from the Web", sec. 2), the due refreshes, then
+ * Maintenance of XML Data from the Web", 2000, sec. 2), the due refreshes, then
  * what is left to more discovery while there are URLs to discover, and
  * last to the pages nearest to being due.  In the first cycles nothing is
  * due and discovery takes all. */
