@@ -2,14 +2,14 @@
  * URL tree, and tags URL streams with the part of each URL (-a).
  *
  * Follows Teng, Lu, Eichstaedt, Ford and Lehman, "Collaborative Web
- * Crawling: Information Gathering/Processing over Internet", 1999: the URL
- * tree of sec. 4.2 in SURT key order, superpages as the frontier of
- * singleton and interval expansions (sec. 4.4), per node a visit counter,
- * the hot tokens and a random sample of the unmatched tokens (sec. 5.1),
- * superpage creation with Delta = W / (k delta) (sec. 5.2), and Partition
- * I and II with local improvement (sec. 5.3).  The rules file is
- * wa-formats(5) "Partition rules"; the phases are in src/partition/
- * (partition.h).
+ * Crawling: Information Gathering/Processing over Internet", 1999: the
+ * URL tree of sec. 4.2 in SURT key order (wa-formats(5) "SURT keys"),
+ * superpages as the frontier of singleton and interval expansions (sec.
+ * 4.4), per node a visit counter, the hot tokens and a random sample of
+ * the unmatched tokens (sec. 5.1), superpage creation with Delta = W / (k
+ * delta) (sec. 5.2), and Partition I and II with local improvement (sec.
+ * 5.3).  The rules file is wa-formats(5) "Partition rules".  The phases
+ * are in src/partition/, which partition.h lists.
  *
  * Memory: the distinct URLs are found by GNU sort (sorter.h) and kept on
  * disk with the links as SURT keys; the tree is built in rounds, one

@@ -1,6 +1,5 @@
 /* Local improvement of a placement (sec. 5.3): moves of one superpage,
  * then (Partition II) exchanges of two. */
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 

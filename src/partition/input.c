@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "partition.h"
+#include "sorter.h"
 
 static void
 read_links(struct partition *p, const char *path, struct sorter *so)

@@ -31,6 +31,15 @@ struct level {
 
 #define LEVELS_MAX 64
 
+/* Adds links to acc[h], listing h in seen[*ns...] the first time. */
+static inline void
+tally(double *acc, uint32_t *seen, size_t *ns, uint32_t h, double links)
+{
+	if (acc[h] == 0)
+		seen[(*ns)++] = h;
+	acc[h] += links;
+}
+
 static void
 level_free(struct level *l)
 {
@@ -76,9 +85,7 @@ group_nodes(struct level *l, double cap, double *acc, uint32_t *seen)
 		for (uint32_t e = l->start[v]; e < l->start[v + 1]; e++) {
 			uint32_t u = l->to[e];
 			uint32_t g = l->group[u] != UINT32_MAX ? l->group[u] : ng + u;
-			if (acc[g] == 0)
-				seen[ns++] = g;
-			acc[g] += l->links[e];
+			tally(acc, seen, &ns, g, l->links[e]);
 		}
 		uint32_t best = UINT32_MAX;
 		double best_links = 0;
@@ -138,9 +145,7 @@ coarsen(const struct level *l, uint32_t ng, struct level *c, double *acc, uint32
 				uint32_t h = l->group[l->to[e]];
 				if (h == g)
 					continue;
-				if (acc[h] == 0)
-					seen[ns++] = h;
-				acc[h] += l->links[e];
+				tally(acc, seen, &ns, h, l->links[e]);
 			}
 		}
 		if (ne + ns > cap) {
@@ -176,9 +181,7 @@ refine_level(struct level *l, uint32_t nparts, double *pload, double cap, double
 			size_t ns = 0;
 			for (uint32_t e = l->start[v]; e < l->start[v + 1]; e++) {
 				uint32_t h = l->part[l->to[e]];
-				if (acc[h] == 0)
-					seen[ns++] = h;
-				acc[h] += l->links[e];
+				tally(acc, seen, &ns, h, l->links[e]);
 			}
 			bool over = pload[p] > cap;
 			uint32_t best = UINT32_MAX;
@@ -256,9 +259,7 @@ place_coarsest(struct level *c, uint32_t nparts, double *pload, double cap, doub
 			uint32_t h = c->part[c->to[e]];
 			if (h == UINT32_MAX)
 				continue;
-			if (acc[h] == 0)
-				seen[ns++] = h;
-			acc[h] += c->links[e];
+			tally(acc, seen, &ns, h, c->links[e]);
 		}
 		for (uint32_t h = 1; h < nparts; h++)
 			if (pload[h] < pload[best])

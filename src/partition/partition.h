@@ -20,7 +20,6 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "sorter.h"
 #include "strmap.h"
 #include "url.h"
 #include "wa.h"
