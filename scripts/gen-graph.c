@@ -46,6 +46,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "hash.h"
 #include "wa.h"
 
 static const char usage[] =
@@ -125,15 +126,6 @@ oflush(void)
 	olen = 0;
 }
 
-static uint64_t
-splitmix(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
 /* xoshiro256** seeded per page, so a page's links do not depend on the
  * others'. */
 struct rng { uint64_t s[4]; };
@@ -161,10 +153,10 @@ rng_next(struct rng *r)
 static void
 rng_seed(struct rng *r, uint64_t page, uint64_t stream)
 {
-	uint64_t x = seed * 0xd1342543de82ef95ULL + page * 0x9e3779b97f4a7c15ULL +
+	uint64_t x = seed * 0xd1342543de82ef95ULL + page * HASH_GOLDEN64 +
 	    stream * 0xa0761d6478bd642fULL;
 	for (int i = 0; i < 4; i++)
-		r->s[i] = splitmix(&x);
+		r->s[i] = hash_splitmix64(&x);
 }
 
 /* Uniform in [0, 1). */
@@ -315,8 +307,8 @@ make_clusters(void)
 	cluster_lo = wa_calloc(nclusters + 1, sizeof *cluster_lo);
 	member = wa_calloc(nsites, sizeof *member);
 	for (uint64_t k = 0; k < nsites; k++) {
-		uint64_t x = seed * 0x9e3779b97f4a7c15ULL ^ (k + 1) * 0xd1342543de82ef95ULL;
-		cluster_of[k] = splitmix(&x) % nclusters;
+		uint64_t x = seed * HASH_GOLDEN64 ^ (k + 1) * 0xd1342543de82ef95ULL;
+		cluster_of[k] = hash_splitmix64(&x) % nclusters;
 		cluster_lo[cluster_of[k] + 1]++;
 	}
 	for (uint64_t c = 0; c < nclusters; c++)

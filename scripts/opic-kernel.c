@@ -21,6 +21,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "hash.h"
 #include "opic.h"
 #include "wa.h"
 
@@ -254,10 +255,7 @@ main(int argc, char **argv)
 		perm[i] = (uint32_t)i;
 	uint64_t state = seed;
 	for (size_t i = g.n - 1; i > 0; i--) {
-		uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
-		z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-		z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-		z ^= z >> 31;
+		uint64_t z = hash_splitmix64(&state);
 		size_t j = (size_t)(z % (i + 1));
 		uint32_t t = perm[i];
 		perm[i] = perm[j];

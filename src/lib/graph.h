@@ -50,6 +50,7 @@
 #include <string.h>
 
 #include "binfile.h"
+#include "hash.h"
 #include "pagetype.h"
 #include "scratch.h"
 #include "url.h"
@@ -245,10 +246,7 @@ uint32_t graph_slices_for_budget(uint64_t nodes, uint64_t budget);
 static inline uint64_t
 graph_mix(uint64_t x)
 {
-	x += 0x9e3779b97f4a7c15ULL;
-	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-	return x ^ (x >> 31);
+	return hash_mix64(x + HASH_GOLDEN64);
 }
 
 /* The next link of a block: the minor part returned, the major moved on.

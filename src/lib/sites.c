@@ -5,15 +5,26 @@
 #include <string.h>
 #include <strings.h>
 
+#include "heap.h"
 #include "msg.h"
 #include "robots.h"
 #include "sites.h"
 
 static bool
-item_less(const struct heap_item *a, const struct heap_item *b)
+item_before(const struct heap_item *a, const struct heap_item *b)
 {
 	return a->key < b->key || (a->key == b->key && a->tie < b->tie);
 }
+
+HEAP_DEFINE(site_heap, struct heap_item, item_before)
+
+static bool
+job_before(const struct job *a, const struct job *b)
+{
+	return a->entry < b->entry;
+}
+
+HEAP_DEFINE(job_heap, struct job, job_before)
 
 static void
 heap_push(struct heap *h, struct heap_item it)
@@ -22,33 +33,13 @@ heap_push(struct heap *h, struct heap_item it)
 		h->cap = h->cap ? 2 * h->cap : 64;
 		h->v = wa_reallocarray(h->v, h->cap, sizeof *h->v);
 	}
-	size_t i = h->n++;
-	while (i > 0 && item_less(&it, &h->v[(i - 1) / 2])) {
-		h->v[i] = h->v[(i - 1) / 2];
-		i = (i - 1) / 2;
-	}
-	h->v[i] = it;
+	site_heap_push(h->v, &h->n, it);
 }
 
 static struct heap_item
 heap_pop(struct heap *h)
 {
-	struct heap_item top = h->v[0], last = h->v[--h->n];
-	size_t i = 0;
-	for (;;) {
-		size_t c = 2 * i + 1;
-		if (c >= h->n)
-			break;
-		if (c + 1 < h->n && item_less(&h->v[c + 1], &h->v[c]))
-			c++;
-		if (!item_less(&h->v[c], &last))
-			break;
-		h->v[i] = h->v[c];
-		i = c;
-	}
-	if (h->n > 0)
-		h->v[i] = last;
-	return top;
+	return site_heap_pop(h->v, &h->n);
 }
 
 void
@@ -96,13 +87,7 @@ sites_push(struct sites *s, struct site *site, size_t entry, char *url,
 		site->cap = site->cap ? 2 * site->cap : 8;
 		site->jobs = wa_reallocarray(site->jobs, site->cap, sizeof *site->jobs);
 	}
-	struct job job = { entry, url, hops };
-	size_t i = site->njobs++;
-	while (i > 0 && job.entry < site->jobs[(i - 1) / 2].entry) {
-		site->jobs[i] = site->jobs[(i - 1) / 2];
-		i = (i - 1) / 2;
-	}
-	site->jobs[i] = job;
+	job_heap_push(site->jobs, &site->njobs, (struct job){ entry, url, hops });
 	s->pending++;
 	queue_site(s, site);
 }
@@ -112,22 +97,7 @@ site_pop(struct sites *s, struct site *site, struct job *job)
 {
 	if (site->njobs == 0)
 		return false;
-	*job = site->jobs[0];
-	struct job last = site->jobs[--site->njobs];
-	size_t i = 0;
-	for (;;) {
-		size_t c = 2 * i + 1;
-		if (c >= site->njobs)
-			break;
-		if (c + 1 < site->njobs && site->jobs[c + 1].entry < site->jobs[c].entry)
-			c++;
-		if (site->jobs[c].entry >= last.entry)
-			break;
-		site->jobs[i] = site->jobs[c];
-		i = c;
-	}
-	if (site->njobs > 0)
-		site->jobs[i] = last;
+	*job = job_heap_pop(site->jobs, &site->njobs);
 	s->pending--;
 	return true;
 }

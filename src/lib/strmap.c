@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hash.h"
 #include "msg.h"
 #include "strmap.h"
 
@@ -20,7 +21,7 @@ struct strmap_slot {
 uint64_t
 strmap_hash(const char *key, size_t len)
 {
-	uint64_t h = 0x9e3779b97f4a7c15ULL ^ len, w;
+	uint64_t h = HASH_GOLDEN64 ^ len, w;
 	for (; len >= 8; key += 8, len -= 8) {
 		memcpy(&w, key, 8);
 		h = (h ^ w) * 0xbf58476d1ce4e5b9ULL;
@@ -29,11 +30,8 @@ strmap_hash(const char *key, size_t len)
 	w = 0;
 	memcpy(&w, key, len);
 	h ^= w;
-	/* splitmix64's finaliser: every bit of h reaches the low bits, which
-	 * choose the slot */
-	h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	h = (h ^ (h >> 27)) * 0x94d049bb133111ebULL;
-	return h ^ (h >> 31);
+	/* Every bit of h reaches the low bits, which choose the slot. */
+	return hash_mix64(h);
 }
 
 void

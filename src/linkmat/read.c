@@ -45,7 +45,7 @@ struct batch {
 static void
 emit_node(struct linkmat *lm, const char *url, size_t len, uint64_t h, char ev)
 {
-	uint64_t key = h ^ ((uint64_t)(unsigned char)ev * 0x9e3779b97f4a7c15ULL);
+	uint64_t key = h ^ ((uint64_t)(unsigned char)ev * HASH_GOLDEN64);
 	key += key == 0;
 	uint64_t *slot = &lm->seen[key & lm->seen_mask];
 	if (*slot == key)

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "heap.h"
 #include "schedule.h"
 #include "url.h"
 
@@ -23,23 +24,7 @@ row_worse(const struct row *a, const struct row *b)
 	return strcmp(a->url, b->url) > 0;
 }
 
-static void
-row_sift_down(struct row_heap *h, size_t i)
-{
-	struct row x = h->r[i];
-	for (;;) {
-		size_t c = 2 * i + 1;
-		if (c >= h->n)
-			break;
-		if (c + 1 < h->n && row_worse(&h->r[c + 1], &h->r[c]))
-			c++;
-		if (!row_worse(&h->r[c], &x))
-			break;
-		h->r[i] = h->r[c];
-		i = c;
-	}
-	h->r[i] = x;
-}
+HEAP_DEFINE(rows, struct row, row_worse)
 
 void
 row_push(struct row_heap *h, const char *url, double key, int64_t due, enum reason reason)
@@ -53,7 +38,7 @@ row_push(struct row_heap *h, const char *url, double key, int64_t due, enum reas
 		free(h->r[0].url);
 		x.url = wa_strdup(url);
 		h->r[0] = x;
-		row_sift_down(h, 0);
+		rows_sift_down(h->r, h->n, 0);
 		return;
 	}
 	if (h->n == h->alloc) {
@@ -63,10 +48,7 @@ row_push(struct row_heap *h, const char *url, double key, int64_t due, enum reas
 		h->r = wa_reallocarray(h->r, h->alloc, sizeof *h->r);
 	}
 	x.url = wa_strdup(url);
-	size_t i;
-	for (i = h->n++; i > 0 && row_worse(&x, &h->r[(i - 1) / 2]); i = (i - 1) / 2)
-		h->r[i] = h->r[(i - 1) / 2];
-	h->r[i] = x;
+	rows_push(h->r, &h->n, x);
 }
 
 static int

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "heap.h"
 #include "schedule.h"
 
 /* Beyond year 9999 a due time means "not in any foreseeable cycle". */
@@ -62,33 +63,29 @@ raw_cost_rate(const struct schedule *s, const struct page *p)
 
 /* ---- pass 1: sums, counts and the largest u ---- */
 
+static bool
+u_before(const double *a, const double *b)
+{
+	return *a < *b;
+}
+
+HEAP_DEFINE(u_heap, double, u_before)
+
+/* Keeps the cap largest values offered: a min-heap whose root is the
+ * smallest kept. */
 static void
 top_u_push(struct top_u *h, double u)
 {
-	size_t i;
 	if (h->cap == 0)
 		return;
 	if (h->n == h->cap) {
 		if (u <= h->v[0])
 			return;
-		i = 0;		/* sift the new value down from the root */
-		for (;;) {
-			size_t c = 2 * i + 1;
-			if (c >= h->n)
-				break;
-			if (c + 1 < h->n && h->v[c + 1] < h->v[c])
-				c++;
-			if (h->v[c] >= u)
-				break;
-			h->v[i] = h->v[c];
-			i = c;
-		}
-		h->v[i] = u;
+		h->v[0] = u;
+		u_heap_sift_down(h->v, h->n, 0);
 		return;
 	}
-	for (i = h->n++; i > 0 && h->v[(i - 1) / 2] > u; i = (i - 1) / 2)
-		h->v[i] = h->v[(i - 1) / 2];
-	h->v[i] = u;
+	u_heap_push(h->v, &h->n, u);
 }
 
 /* The counts of the overrides, and of the candidates other than due
