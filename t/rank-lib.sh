@@ -54,6 +54,19 @@ build_test_graph() {
 	ok "$1: and cut in 7 slices" wa-linkmat -q -s 7 -p "$pages" -o "$g7" "$links"
 }
 
+# threads_and_vector TOOL: on the graph of the current loop, -j 1 and -j 2
+# agree to round-off, -j 2 twice gives the same bytes, and the -b vector
+# holds the scores of the TSV bit for bit.
+threads_and_vector() {
+	ok "$name: -j 1" $1 -q $TIGHT -j 1 -o "$o.j1" "$g"
+	ok "$name: -j 2" $1 -q $TIGHT -j 2 -o "$o.j2" "$g"
+	ok "$name: -j 2 again" $1 -q $TIGHT -j 2 -o "$o.j2b" "$g"
+	vcheck "$name: -j 1 and -j 2 agree to round-off" diff "$o.j2" "$o.j1" --tol 1e-12
+	same_file "$o.j2b" "$o.j2" "$name: -j 2 twice gives the same bytes"
+	ok "$name: -b writes the vector" $1 -q $TIGHT -o "$o.b.tsv" -b "$o.vec" "$g"
+	vcheck "$name: the vector holds the scores of the TSV, bit for bit" vector "$o.vec" "$o.b.tsv"
+}
+
 # modes TOOL VERIFIER-MODE: the checks both tools share, on the graph of the
 # current loop ($name, $links, $pages, $g of one slice, $g7 of 7, output
 # prefix $o): Gauss-Seidel and Jacobi against the verifier and each other,

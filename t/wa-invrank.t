@@ -44,13 +44,7 @@ for name in $(test_graphs); do
 	ok "$name: -c 0.5" wa-invrank -q $TIGHT -c 0.5 -o "$o.c5" "$g7"
 	vcheck "$name: -c 0.5 equals networkx(alpha=0.5)" invrank "$links" "$pages" "$o.c5" --damping 0.5
 
-	ok "$name: -j 1" wa-invrank -q $TIGHT -j 1 -o "$o.j1" "$g"
-	ok "$name: -j 2" wa-invrank -q $TIGHT -j 2 -o "$o.j2" "$g"
-	ok "$name: -j 2 again" wa-invrank -q $TIGHT -j 2 -o "$o.j2b" "$g"
-	vcheck "$name: -j 1 and -j 2 agree to round-off" diff "$o.j2" "$o.j1" --tol 1e-12
-	same_file "$o.j2b" "$o.j2" "$name: -j 2 twice gives the same bytes"
-	ok "$name: -b" wa-invrank -q $TIGHT -o "$o.b.tsv" -b "$o.vec" "$g"
-	vcheck "$name: the vector holds the scores of the TSV, bit for bit" vector "$o.vec" "$o.b.tsv"
+	threads_and_vector wa-invrank
 done
 
 # No xml page: nothing to be useful towards, an empty usefulness and a

@@ -66,14 +66,7 @@ for name in $(test_graphs); do
 		pagerank "$links" "$pages" "$o.c5" --damping 0.5
 
 	# One slice: the generated graph's has two blocks for two threads.
-	ok "$name: -j 1" wa-pagerank -q $TIGHT -j 1 -o "$o.j1" "$g"
-	ok "$name: -j 2" wa-pagerank -q $TIGHT -j 2 -o "$o.j2" "$g"
-	ok "$name: -j 2 again" wa-pagerank -q $TIGHT -j 2 -o "$o.j2b" "$g"
-	vcheck "$name: -j 1 and -j 2 agree to round-off" diff "$o.j2" "$o.j1" --tol 1e-12
-	same_file "$o.j2b" "$o.j2" "$name: -j 2 twice gives the same bytes"
-
-	ok "$name: -b writes the vector" wa-pagerank -q $TIGHT -o "$o.b.tsv" -b "$o.vec" "$g"
-	vcheck "$name: the vector holds the scores of the TSV, bit for bit" vector "$o.vec" "$o.b.tsv"
+	threads_and_vector wa-pagerank
 
 	# The usefulness of -U, computed after importance, is wa-invrank's.
 	ok "$name: -U" wa-pagerank -q $TIGHT -o "$o.u.imp" -U "$o.u.use" "$g7"
