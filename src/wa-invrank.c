@@ -63,20 +63,6 @@ parse_options(int argc, char **argv, struct rank_params *p, struct request *rq)
 	rq->graph = argv[optind];
 }
 
-/* Usefulness towards the XML pages of E' into use, normalised. */
-static void
-compute_usefulness(const struct graph *g, const struct rank_plan *plan, const struct vec *e_use,
-    struct vec *use)
-{
-	rank_vector_new(plan, g->nodes, use);
-	struct rank_vectors v = { .usefulness = use, .e_use = e_use };
-	struct rank_result res;
-	double t0 = monotonic_seconds();
-	rank_compute(g, plan, &v, &res);
-	rank_report(plan, &res, "", t0);
-	rank_normalize(plan, use);
-}
-
 int
 main(int argc, char **argv)
 {
@@ -94,7 +80,7 @@ main(int argc, char **argv)
 		rank_read_importance(&g, &plan, rq.importance, &weight);
 	bool xml = rank_xml_personalisation(&g, &plan, rq.importance ? &weight : NULL, &e_use);
 	if (xml)
-		compute_usefulness(&g, &plan, &e_use, &use);
+		rank_usefulness(&g, &plan, &e_use, &use, "");
 	/* Usefulness towards no page is 0 everywhere: E' is. */
 	if (rq.vector)
 		scores_write_vector(&g, &plan, rq.vector, xml ? &use : &e_use);

@@ -134,8 +134,8 @@ read_personalisation(const struct graph *g, const struct rank_plan *plan,
 		    rq->personalisation != NULL);
 }
 
-/* Importance into pr, normalised, and usefulness in the same scans if
- * so asked and the graph has XML pages (else none). */
+/* Importance into pr, normalised, and usefulness in the same scans,
+ * normalised, if so asked and the graph has XML pages (else none). */
 static void
 compute_importance(const struct graph *g, const struct rank_plan *plan, struct vec *pr,
     const struct vec *e, struct usefulness *u)
@@ -159,10 +159,13 @@ compute_importance(const struct graph *g, const struct rank_plan *plan, struct v
 	rank_compute(g, plan, &v, &res);
 	rank_report(plan, &res, u->path && !u->same_scans ? "importance: " : "", t0);
 	rank_normalize(plan, pr);
+	if (u->same_scans)
+		rank_normalize(plan, &u->use);
 }
 
-/* Usefulness after importance: the run's vectors but pr freed (E too),
- * planned anew within -m beside pr, which is written with it at the end. */
+/* Usefulness after importance, normalised: the run's vectors but pr
+ * freed (E too), planned anew within -m beside pr, which is written with
+ * it at the end. */
 static void
 compute_usefulness_after(const struct graph *g, const struct rank_plan *plan, struct vec *e,
     struct usefulness *u)
@@ -176,12 +179,7 @@ compute_usefulness_after(const struct graph *g, const struct rank_plan *plan, st
 		u->path = NULL;
 		return;
 	}
-	rank_vector_new(&u->plan, g->nodes, &u->use);
-	struct rank_vectors v = { .usefulness = &u->use, .e_use = &u->e_use };
-	struct rank_result res;
-	double t0 = monotonic_seconds();
-	rank_compute(g, &u->plan, &v, &res);
-	rank_report(&u->plan, &res, "usefulness: ", t0);
+	rank_usefulness(g, &u->plan, &u->e_use, &u->use, "usefulness: ");
 }
 
 static void
@@ -190,10 +188,8 @@ write_results(const struct graph *g, const struct rank_plan *plan, const struct 
 {
 	if (rq->vector)
 		scores_write_vector(g, plan, rq->vector, pr);
-	if (u->path) {
-		rank_normalize(&u->plan, &u->use);
+	if (u->path)
 		scores_write(g, &u->plan, &u->use, u->path);
-	}
 	scores_write(g, plan, pr, rq->out);
 }
 

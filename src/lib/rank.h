@@ -124,6 +124,10 @@ void rank_read_importance(const struct graph *g, const struct rank_plan *plan,
  * zeros. */
 bool rank_xml_personalisation(const struct graph *g, const struct rank_plan *plan,
     const struct vec *importance, struct vec *e);
+/* Usefulness alone, towards E' (rank_xml_personalisation), into use
+ * (made), normalised; reported after what (rank_report). */
+void rank_usefulness(const struct graph *g, const struct rank_plan *plan,
+    const struct vec *e_use, struct vec *use, const char *what);
 /* Says that a graph without XML pages has no usefulness, and makes the
  * usefulness file at path (if not the standard output) empty. */
 void rank_no_usefulness(const struct graph *g, const char *path);

@@ -93,6 +93,19 @@ rank_xml_personalisation(const struct graph *g, const struct rank_plan *plan,
 }
 
 void
+rank_usefulness(const struct graph *g, const struct rank_plan *plan, const struct vec *e_use,
+    struct vec *use, const char *what)
+{
+	rank_vector_new(plan, g->nodes, use);
+	struct rank_vectors v = { .usefulness = use, .e_use = e_use };
+	struct rank_result res;
+	double t0 = monotonic_seconds();
+	rank_compute(g, plan, &v, &res);
+	rank_report(plan, &res, what, t0);
+	rank_normalize(plan, use);
+}
+
+void
 rank_no_usefulness(const struct graph *g, const char *path)
 {
 	wa_warn("%s: no XML pages in the graph, so nothing to be useful towards: "
