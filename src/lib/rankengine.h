@@ -96,7 +96,7 @@ struct lane {
 struct engine {
 	const struct graph *g;
 	const struct rank_plan *plan;
-	const struct rank_params *p;	/* plan's */
+	const struct rank_params *p;	/* &plan->params */
 	const struct rank_vectors *v;
 	uint64_t n;
 	struct vec outdeg, indeg;
@@ -118,7 +118,7 @@ struct engine {
 	double x_scale;
 	double *x_before;		/* the slice's x before its internal links */
 	double dangling;		/* sum of pr over pages without out-links */
-	/* Extrapolation (extrapolate()): before, pr as the sweep before the
+	/* Extrapolation (rank.c): before, pr as the sweep before the
 	 * last began; the sweep that last extrapolated; the L1 changes of the
 	 * last four sweeps, sweep k at k % 4. */
 	struct vec before;
