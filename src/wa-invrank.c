@@ -1,13 +1,15 @@
-/* wa-invrank: usefulness of pages, the inverse PageRank of Preda (seed 000,
- * sec. 2.2; seed 003, sec. 5.2): a page is useful when it leads, directly
- * or through other pages, to many (important) XML pages.  The engine is
+/* wa-invrank: usefulness of pages, the inverse PageRank of Preda ("Data
+ * Acquisition for an XML Warehouse", 2000, sec. 2.2; Mignet, Preda,
+ * Abiteboul et al., "Acquisition and Maintenance of XML Data from the
+ * Web", sec. 5.2): a page is useful when it leads, directly or through
+ * other pages, to many (important) XML pages.  The engine is
  * src/lib/rank.c; t/rank-verify.py checks it against networkx. */
 #include <getopt.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "rank.h"
+#include "scores.h"
 #include "wa.h"
 
 static const char usage[] =
@@ -28,71 +30,64 @@ static const char usage[] =
 
 enum { OPT_TRANSPOSE = WA_OPT_FIRST_TOOL };
 
-int
-main(int argc, char **argv)
+/* What the options ask beside the parameters of the ranking. */
+struct request {
+	const char *graph, *importance, *out, *vector;
+};
+
+static void
+parse_options(int argc, char **argv, struct rank_params *p, struct request *rq)
 {
 	static const struct option longopts[] = {
 		{ "transpose", no_argument, NULL, OPT_TRANSPOSE },
 		RANK_LONGOPTS,
 		WA_COMMON_LONGOPTS
 	};
-	struct rank_params p;
-	const char *importance = NULL, *out = NULL, *vector = NULL;
 	int c;
 
-	wa_init(argc, argv, usage);
-	rank_defaults(&p);
+	*rq = (struct request){ 0 };
+	rank_defaults(p);
 	while ((c = getopt_long(argc, argv, RANK_SHORTOPTS "hqvi:o:b:", longopts, NULL)) != -1) {
-		if (rank_option(c, optarg, &p))
+		if (rank_option(c, optarg, p))
 			continue;
 		switch (c) {
-		case 'i': importance = optarg; break;
-		case OPT_TRANSPOSE: p.transpose = true; break;
-		case 'o': out = optarg; break;
-		case 'b': vector = optarg; break;
+		case 'i': rq->importance = optarg; break;
+		case OPT_TRANSPOSE: p->transpose = true; break;
+		case 'o': rq->out = optarg; break;
+		case 'b': rq->vector = optarg; break;
 		default: wa_common_option(c);
 		}
 	}
 	if (argc - optind != 1)
 		wa_usage_error("one graph directory expected");
+	rq->graph = argv[optind];
+}
+
+int
+main(int argc, char **argv)
+{
+	struct rank_params p;
+	struct request rq;
+	wa_init(argc, argv, usage);
+	parse_options(argc, argv, &p, &rq);
 
 	struct graph g;
-	graph_open(&g, argv[optind]);
-	rank_plan(&g, &p, false, true, false);
-	struct vec weight = { .fd = -1 }, e_use, use;
-	if (importance) {
-		uint64_t unknown;
-		rank_vector_new(&p, g.nodes, &weight);
-		rank_read_scores(&g, &p, importance, &weight, &unknown);
-		if (unknown)
-			wa_note("%s: %llu URLs are not in the graph", importance,
-			    (unsigned long long)unknown);
-	}
-	if (!rank_xml_personalisation(&g, &p, importance ? &weight : NULL, &e_use)) {
-		/* Usefulness towards no page is 0 everywhere. */
-		if (vector)
-			rank_write_vector(&g, &p, vector, &e_use);
-		rank_no_usefulness(&g, out);
-		vec_free(&e_use);
-		vec_free(&weight);
-		graph_close(&g);
-		return 0;
-	}
-	rank_vector_new(&p, g.nodes, &use);
-	struct rank_vectors v = { .usefulness = &use, .e_use = &e_use };
-	struct rank_result res;
-	double t0 = monotonic_seconds();
-	rank_compute(&g, &p, &v, &res);
-	if (!res.converged)
-		wa_warn("no convergence to %g in %u iterations (last change %.3g)", p.epsilon,
-		    res.iterations, res.change[1]);
+	graph_open(&g, rq.graph);
+	struct rank_plan plan;
+	rank_plan(&plan, &g, &p, &(const struct rank_run){ .usefulness = true });
+	struct vec weight = { .fd = -1 }, e_use, use = { .fd = -1 };
+	if (rq.importance)
+		rank_read_importance(&g, &plan, rq.importance, &weight);
+	bool xml = rank_xml_personalisation(&g, &plan, rq.importance ? &weight : NULL, &e_use);
+	if (xml)
+		rank_usefulness(&g, &plan, &e_use, &use, "");
+	/* Usefulness towards no page is 0 everywhere: E' is. */
+	if (rq.vector)
+		scores_write_vector(&g, &plan, rq.vector, xml ? &use : &e_use);
+	if (xml)
+		scores_write(&g, &plan, &use, rq.out);
 	else
-		wa_note("%u iterations, last change %.3g (%s), %.2f s", res.iterations,
-		    res.change[1], p.norm == RANK_L1 ? "L1" : "L2", monotonic_seconds() - t0);
-	rank_normalize(&p, &use);
-	if (vector)
-		rank_write_vector(&g, &p, vector, &use);
-	rank_write_scores(&g, &p, &use, out);
+		rank_no_usefulness(&g, rq.out);
 	vec_free(&use);
 	vec_free(&e_use);
 	vec_free(&weight);

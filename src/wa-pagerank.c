@@ -3,14 +3,12 @@
  * Warehouse", 2000, sec. 2.1-2.3), and the usefulness of pages in the same
  * run: after importance, or by Jacobi in the same scans (sec. 2.3.4).  The
  * engine is src/lib/rank.c; t/rank-verify.py checks it against networkx. */
-#include <float.h>
 #include <getopt.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "rank.h"
+#include "scores.h"
 #include "wa.h"
 
 static const char usage[] =
@@ -21,13 +19,13 @@ static const char usage[] =
 "                   [-j threads] [-o file] [-b vector] [--slice K/P] graph\n"
 "  -c damping       damping factor c (0.85)\n"
 "  -e epsilon       stop when the change is below epsilon (1e-9)\n"
-"  --norm l1|l2     the norm of the change (l2, as seed 000 eq. 2.4)\n"
+"  --norm l1|l2     the norm of the change (l2, as Preda's eq. 2.4)\n"
 "  -i iterations    at most this many iterations (100)\n"
 "  -p file          personalisation E: url<TAB>weight, sorted by URL (uniform)\n"
 "  --subscriptions file  url[<TAB>weight] rows sorted by URL: a virtual page\n"
 "                   linking to them takes share w of E (--subscription-weight 0.1)\n"
 "  --init file      start from a previous importance (TSV or -b vector)\n"
-"  --renormalize    rescale each iterate by r (seed 000 eq. 2.6-2.7); Jacobi\n"
+"  --renormalize    rescale each iterate by r (Preda's eq. 2.6-2.7); Jacobi\n"
 "  --jacobi         power iteration instead of Gauss-Seidel\n"
 "  --no-extrapolation  Gauss-Seidel without extrapolation every 6 sweeps\n"
 "  -U file          also write usefulness (wa-invrank's), after importance\n"
@@ -45,182 +43,24 @@ enum {
 /* The share of E that the virtual page of the subscriptions takes. */
 #define SUBSCRIPTION_WEIGHT 0.1
 
-/* The start vector from a VEC8 file, checked whole as it is read. */
-static void
-read_vector_file(const struct graph *g, const struct rank_params *p, const char *path,
-    struct vec *pr)
-{
-	struct bin_reader r;
-	const char *msg = bin_reader_open(&r, path, "VEC8", 1, 8);
-	if (msg)
-		wa_die("%s", msg);
-	if (r.h.count != g->nodes)
-		wa_die("%s: a vector of %llu values, the graph has %llu pages", path,
-		    (unsigned long long)r.h.count, (unsigned long long)g->nodes);
-	/* aux[0] is 0 in vectors of older versions, and in a part (--slice)
-	 * of this size, which starts at id 0. */
-	if (r.h.aux[0] && r.h.aux[0] != graph_fingerprint(g))
-		wa_die("%s: a vector of another graph of %llu pages (its URLs differ from "
-		    "those of %s)", path, (unsigned long long)g->nodes, g->dir);
-	for (uint64_t lo = 0, hi; lo < g->nodes; lo = hi) {
-		hi = rank_chunk_end(p, g->nodes, lo);
-		double *to = vec_view(pr, lo, hi, VEC_WRITE);
-		size_t got;
-		for (size_t done = 0; done < (hi - lo) * sizeof *to; done += got) {
-			if ((msg = bin_read(&r, (char *)to + done, (hi - lo) * sizeof *to - done,
-			    &got)))
-				wa_die("%s", msg);
-			if (got == 0)
-				wa_die("%s: cut short", path);
-		}
-		vec_unview(pr, to, lo, hi);
-	}
-	/* The read that reaches the end checks the payload CRC. */
-	size_t got;
-	char end;
-	if ((msg = bin_read(&r, &end, 1, &got)))
-		wa_die("%s", msg);
-	bin_reader_close(&r);
-}
+/* What the options ask beside the parameters of the ranking. */
+struct request {
+	const char *graph;
+	const char *personalisation, *subscriptions, *init;
+	double subscription_weight;
+	const char *usefulness, *out, *vector;
+	unsigned slice_k, slice_parts;	/* --slice: parts 0 for none */
+};
 
-static void
-read_start_vector(const struct graph *g, const struct rank_params *p, const char *path,
-    struct vec *pr, const struct vec *e)
-{
-	FILE *f = fopen(path, "rb");
-	unsigned char magic[4] = { 0 };
-	if (!f)
-		wa_die_errno("%s", path);
-	size_t got = fread(magic, 1, sizeof magic, f);
-	fclose(f);
-	uint64_t n = g->nodes;
-	if (got == 4 && memcmp(magic, "\x89WAB", 4) == 0) {
-		read_vector_file(g, p, path, pr);
-	} else {
-		uint64_t unknown;
-		uint64_t matched = rank_read_scores(g, p, path, pr, &unknown);
-		if (unknown)
-			wa_note("%s: %llu URLs are not in the graph", path,
-			    (unsigned long long)unknown);
-		if (!matched)
-			wa_warn("%s: no URL of the graph; starting from E", path);
-	}
-	/* Pages new since then get what mass is missing, spread along E. */
-	double sum = 0;
-	for (uint64_t lo = 0, hi; lo < n; lo = hi) {
-		hi = rank_chunk_end(p, n, lo);
-		const double *v = vec_view(pr, lo, hi, VEC_READ);
-		for (uint64_t i = 0; i < hi - lo; i++) {
-			if (!(v[i] >= 0) || isinf(v[i]))
-				wa_die("%s: value %llu is negative, infinite or not a number",
-				    path, (unsigned long long)(lo + i));
-			sum += v[i];
-			if (isinf(sum))
-				wa_die("%s: the values up to %llu sum past %g", path,
-				    (unsigned long long)(lo + i), DBL_MAX);
-		}
-		vec_unview(pr, v, lo, hi);
-	}
-	if (sum < 1)
-		for (uint64_t lo = 0, hi; lo < n; lo = hi) {
-			hi = rank_chunk_end(p, n, lo);
-			double *v = vec_view(pr, lo, hi, VEC_WRITE);
-			const double *ev = e ? vec_view(e, lo, hi, VEC_READ) : NULL;
-			for (uint64_t i = 0; i < hi - lo; i++)
-				v[i] += (1 - sum) * (ev ? ev[i] : 1.0 / n);
-			vec_unview(pr, v, lo, hi);
-			if (ev)
-				vec_unview(e, ev, lo, hi);
-		}
-	rank_normalize(p, pr);
-}
-
-static void
-read_personalisation(const struct graph *g, const struct rank_params *p, const char *path,
-    struct vec *e)
-{
-	rank_vector_new(p, g->nodes, e);
-	uint64_t unknown;
-	rank_read_scores(g, p, path, e, &unknown);
-	if (unknown)
-		wa_note("%s: %llu URLs are not in the graph", path, (unsigned long long)unknown);
-	if (!rank_normalize(p, e))
-		wa_die("%s: no positive weight on a page of the graph", path);
-}
-
-/* Publication/subscription as Mignet, Preda, Abiteboul et al., "Acquisition
- * and Maintenance of XML Data from the Web", sec. 5.3: a virtual
- * page that links to the subscribed pages, taking share w of the
- * personalisation: E' = (1-w) E + w S, S the subscription's weights
- * normalised.  E is e if personalised, else uniform; e becomes E'.  S
- * and E are held together here only, before the vectors of the run are
- * taken: no more than the run holds later. */
-static void
-add_subscriptions(const struct graph *g, const struct rank_params *p, const char *path,
-    double w, struct vec *e, bool personalised)
-{
-	struct vec s;
-	rank_vector_new(p, g->nodes, &s);
-	uint64_t unknown, matched = rank_read_subscriptions(g, p, path, &s, &unknown);
-	if (unknown)
-		wa_warn("%s: %llu of %llu URLs are not in the graph (wa-linkmat -p makes pages "
-		    "of them)", path, (unsigned long long)unknown,
-		    (unsigned long long)(unknown + matched));
-	double sum = rank_sum(p, &s);
-	if (!(sum > 0)) {
-		wa_warn("%s: no positive weight on a page of the graph; E without subscriptions",
-		    path);
-		vec_free(&s);
-		return;
-	}
-	if (!personalised)
-		rank_vector_new(p, g->nodes, e);
-	const double uniform = 1.0 / (double)g->nodes;
-	for (uint64_t lo = 0, hi; lo < g->nodes; lo = hi) {
-		hi = rank_chunk_end(p, g->nodes, lo);
-		double *ev = vec_view(e, lo, hi, VEC_WRITE);
-		const double *sv = vec_view(&s, lo, hi, VEC_READ);
-		for (uint64_t i = 0; i < hi - lo; i++)
-			ev[i] = (1 - w) * (personalised ? ev[i] : uniform) + w * (sv[i] / sum);
-		vec_unview(&s, sv, lo, hi);
-		vec_unview(e, ev, lo, hi);
-	}
-	vec_free(&s);
-	/* Round-off only. */
-	rank_normalize(p, e);
-}
-
-/* The start vector: E, or uniform. */
-static void
-start_from_e(const struct graph *g, const struct rank_params *p, struct vec *pr,
-    const struct vec *e)
-{
-	for (uint64_t lo = 0, hi; lo < g->nodes; lo = hi) {
-		hi = rank_chunk_end(p, g->nodes, lo);
-		double *v = vec_view(pr, lo, hi, VEC_WRITE);
-		const double *ev = e ? vec_view(e, lo, hi, VEC_READ) : NULL;
-		for (uint64_t i = 0; i < hi - lo; i++)
-			v[i] = ev ? ev[i] : 1.0 / g->nodes;
-		vec_unview(pr, v, lo, hi);
-		if (ev)
-			vec_unview(e, ev, lo, hi);
-	}
-}
-
-/* The end of a computation: a warning if it did not converge, else a
- * note, each after what ("importance: "...; "" for importance alone or
- * both in the same scans), of the larger change of both. */
-static void
-report(const struct rank_params *p, const struct rank_result *res, const char *what, double t0)
-{
-	double change = fmax(res->change[0], res->change[1]);
-	if (!res->converged)
-		wa_warn("%sno convergence to %g in %u iterations (last change %.3g)", what,
-		    p->epsilon, res->iterations, change);
-	else
-		wa_note("%s%u iterations, last change %.3g (%s), %.2f s", what, res->iterations,
-		    change, p->norm == RANK_L1 ? "L1" : "L2", monotonic_seconds() - t0);
-}
+/* Usefulness as the run computes it: path NULL for none; with importance
+ * in the same scans (-U by Jacobi, as Preda's report has it, sec. 2.3.4),
+ * else after it, each as alone. */
+struct usefulness {
+	const char *path;
+	bool same_scans;
+	struct rank_plan plan;		/* of the run that computes it */
+	struct vec use, e_use;
+};
 
 static void
 parse_slice(const char *arg, unsigned *k, unsigned *parts)
@@ -231,18 +71,7 @@ parse_slice(const char *arg, unsigned *k, unsigned *parts)
 }
 
 static void
-write_part(const struct graph *g, const struct rank_params *p, const struct vec *pr,
-    const struct vec *e, unsigned k, unsigned parts, const char *path)
-{
-	if (parts > g->slices)
-		wa_die("%s: %u parts asked of a graph of %u slices", g->dir, parts, g->slices);
-	uint32_t first = (uint32_t)((uint64_t)g->slices * k / parts);
-	uint32_t end = (uint32_t)((uint64_t)g->slices * (k + 1) / parts);
-	rank_jacobi_part(g, p, pr, e, first, end, path);
-}
-
-int
-main(int argc, char **argv)
+parse_options(int argc, char **argv, struct rank_params *p, struct request *rq)
 {
 	static const struct option longopts[] = {
 		{ "init", required_argument, NULL, OPT_INIT },
@@ -254,34 +83,29 @@ main(int argc, char **argv)
 		RANK_LONGOPTS,
 		WA_COMMON_LONGOPTS
 	};
-	struct rank_params p;
-	const char *personalisation = NULL, *init = NULL, *usefulness = NULL;
-	const char *out = NULL, *vector = NULL, *subscriptions = NULL;
-	double subscription_weight = SUBSCRIPTION_WEIGHT;
+	*rq = (struct request){ .subscription_weight = SUBSCRIPTION_WEIGHT };
 	bool weight_given = false;
-	unsigned slice_k = 0, slice_parts = 0;
 	int c;
 
-	wa_init(argc, argv, usage);
-	rank_defaults(&p);
+	rank_defaults(p);
 	while ((c = getopt_long(argc, argv, RANK_SHORTOPTS "hqvi:p:U:o:b:", longopts,
 	    NULL)) != -1) {
-		if (rank_option(c, optarg, &p))
+		if (rank_option(c, optarg, p))
 			continue;
 		switch (c) {
-		case 'i': rank_option(RANK_OPT_ITERATIONS, optarg, &p); break;
-		case 'p': personalisation = optarg; break;
-		case OPT_INIT: init = optarg; break;
-		case OPT_RENORMALIZE: p.renormalize = p.jacobi = true; break;
-		case OPT_NO_EXTRAPOLATION: p.plain = true; break;
-		case 'U': usefulness = optarg; break;
-		case 'o': out = optarg; break;
-		case 'b': vector = optarg; break;
-		case OPT_SLICE: parse_slice(optarg, &slice_k, &slice_parts); break;
-		case OPT_SUBSCRIPTIONS: subscriptions = optarg; break;
+		case 'i': rank_option(RANK_OPT_ITERATIONS, optarg, p); break;
+		case 'p': rq->personalisation = optarg; break;
+		case OPT_INIT: rq->init = optarg; break;
+		case OPT_RENORMALIZE: p->renormalize = p->jacobi = true; break;
+		case OPT_NO_EXTRAPOLATION: p->plain = true; break;
+		case 'U': rq->usefulness = optarg; break;
+		case 'o': rq->out = optarg; break;
+		case 'b': rq->vector = optarg; break;
+		case OPT_SLICE: parse_slice(optarg, &rq->slice_k, &rq->slice_parts); break;
+		case OPT_SUBSCRIPTIONS: rq->subscriptions = optarg; break;
 		case OPT_SUBSCRIPTION_WEIGHT:
-			subscription_weight = opt_double("--subscription-weight", optarg, 0, 1);
-			if (subscription_weight >= 1)
+			rq->subscription_weight = opt_double("--subscription-weight", optarg, 0, 1);
+			if (rq->subscription_weight >= 1)
 				wa_usage_error("--subscription-weight: '%s' is not below 1 (1 would "
 				    "leave E out: -p does that)", optarg);
 			weight_given = true;
@@ -291,82 +115,111 @@ main(int argc, char **argv)
 	}
 	if (argc - optind != 1)
 		wa_usage_error("one graph directory expected");
-	if (slice_parts && (!init || !vector || usefulness || out))
+	if (rq->slice_parts && (!rq->init || !rq->vector || rq->usefulness || rq->out))
 		wa_usage_error("--slice needs --init and -b, and writes nothing else");
-	if (weight_given && !subscriptions)
+	if (weight_given && !rq->subscriptions)
 		wa_usage_error("--subscription-weight needs --subscriptions");
+	rq->graph = argv[optind];
+}
+
+/* E: from -p, with the subscriptions; none (uniform) without either. */
+static void
+read_personalisation(const struct graph *g, const struct rank_plan *plan,
+    const struct request *rq, struct vec *e)
+{
+	if (rq->personalisation)
+		rank_read_personalisation(g, plan, rq->personalisation, e);
+	if (rq->subscriptions)
+		rank_add_subscriptions(g, plan, rq->subscriptions, rq->subscription_weight, e,
+		    rq->personalisation != NULL);
+}
+
+/* Importance into pr, normalised, and usefulness in the same scans,
+ * normalised, if so asked and the graph has XML pages (else none). */
+static void
+compute_importance(const struct graph *g, const struct rank_plan *plan, struct vec *pr,
+    const struct vec *e, struct usefulness *u)
+{
+	if (u->same_scans) {
+		u->plan = *plan;
+		if (rank_xml_personalisation(g, plan, NULL, &u->e_use)) {
+			rank_vector_new(plan, g->nodes, &u->use);
+		} else {
+			rank_no_usefulness(g, u->path);
+			vec_free(&u->e_use);
+			u->path = NULL;
+			u->same_scans = false;
+		}
+	}
+	struct rank_vectors v = { .importance = pr, .e = vec_exists(e) ? e : NULL,
+	    .usefulness = u->same_scans ? &u->use : NULL,
+	    .e_use = u->same_scans ? &u->e_use : NULL };
+	struct rank_result res;
+	double t0 = monotonic_seconds();
+	rank_compute(g, plan, &v, &res);
+	rank_report(plan, &res, u->path && !u->same_scans ? "importance: " : "", t0);
+	rank_normalize(plan, pr);
+	if (u->same_scans)
+		rank_normalize(plan, &u->use);
+}
+
+/* Usefulness after importance, normalised: the run's vectors but pr
+ * freed (E too), planned anew within -m beside pr, which is written with
+ * it at the end. */
+static void
+compute_usefulness_after(const struct graph *g, const struct rank_plan *plan, struct vec *e,
+    struct usefulness *u)
+{
+	if (!u->path || u->same_scans)
+		return;
+	vec_free(e);
+	rank_plan_after(&u->plan, plan, g);
+	if (!rank_xml_personalisation(g, &u->plan, NULL, &u->e_use)) {
+		rank_no_usefulness(g, u->path);
+		u->path = NULL;
+		return;
+	}
+	rank_usefulness(g, &u->plan, &u->e_use, &u->use, "usefulness: ");
+}
+
+static void
+write_results(const struct graph *g, const struct rank_plan *plan, const struct request *rq,
+    const struct vec *pr, struct usefulness *u)
+{
+	if (rq->vector)
+		scores_write_vector(g, plan, rq->vector, pr);
+	if (u->path)
+		scores_write(g, &u->plan, &u->use, u->path);
+	scores_write(g, plan, pr, rq->out);
+}
+
+int
+main(int argc, char **argv)
+{
+	struct rank_params p;
+	struct request rq;
+	wa_init(argc, argv, usage);
+	parse_options(argc, argv, &p, &rq);
 
 	struct graph g;
-	graph_open(&g, argv[optind]);
-	/* -U: usefulness after importance, each as alone; by Jacobi both in
-	 * the same scans, as Preda's report has it (sec. 2.3.4). */
-	bool same_scans = usefulness && p.jacobi;
-	struct rank_params base = p;
-	rank_plan(&g, &p, true, same_scans, personalisation || subscriptions);
+	graph_open(&g, rq.graph);
+	struct usefulness u = { .path = rq.usefulness, .same_scans = rq.usefulness && p.jacobi };
+	struct rank_plan plan;
+	rank_plan(&plan, &g, &p, &(const struct rank_run){ .importance = true,
+	    .usefulness = u.same_scans, .personalised = rq.personalisation || rq.subscriptions });
 	struct vec e = { .fd = -1 }, pr;
-	if (personalisation)
-		read_personalisation(&g, &p, personalisation, &e);
-	if (subscriptions)
-		add_subscriptions(&g, &p, subscriptions, subscription_weight, &e,
-		    personalisation != NULL);
-	const struct vec *ep = vec_exists(&e) ? &e : NULL;
-	rank_vector_new(&p, g.nodes, &pr);
-	if (init)
-		read_start_vector(&g, &p, init, &pr, ep);
-	else
-		start_from_e(&g, &p, &pr, ep);
-
-	if (slice_parts) {
-		write_part(&g, &p, &pr, ep, slice_k, slice_parts, vector);
+	read_personalisation(&g, &plan, &rq, &e);
+	rank_start_vector(&g, &plan, rq.init, &pr, vec_exists(&e) ? &e : NULL);
+	if (rq.slice_parts) {
+		rank_write_part(&g, &plan, &pr, vec_exists(&e) ? &e : NULL, rq.slice_k,
+		    rq.slice_parts, rq.vector);
 	} else {
-		struct vec use = { .fd = -1 }, e_use = { .fd = -1 };
-		if (same_scans) {
-			if (rank_xml_personalisation(&g, &p, NULL, &e_use)) {
-				rank_vector_new(&p, g.nodes, &use);
-			} else {
-				rank_no_usefulness(&g, usefulness);
-				vec_free(&e_use);
-				usefulness = NULL;
-				same_scans = false;
-			}
-		}
-		struct rank_vectors v = { .importance = &pr, .e = ep,
-		    .usefulness = same_scans ? &use : NULL, .e_use = same_scans ? &e_use : NULL };
-		struct rank_result res;
-		double t0 = monotonic_seconds();
-		rank_compute(&g, &p, &v, &res);
-		report(&p, &res, usefulness && !same_scans ? "importance: " : "", t0);
-		rank_normalize(&p, &pr);
-		/* Usefulness apart: the run's vectors but pr freed, planned anew
-		 * within -m beside pr, which is written with it at the end. */
-		struct rank_params pu = base;
-		if (usefulness && !same_scans) {
-			vec_free(&e);
-			ep = NULL;
-			pu.held = p.on_disk ? 0 : sizeof(double);
-			pu.checked = true;
-			rank_plan(&g, &pu, false, true, false);
-			if (rank_xml_personalisation(&g, &pu, NULL, &e_use)) {
-				rank_vector_new(&pu, g.nodes, &use);
-				struct rank_vectors vu = { .usefulness = &use, .e_use = &e_use };
-				t0 = monotonic_seconds();
-				rank_compute(&g, &pu, &vu, &res);
-				report(&pu, &res, "usefulness: ", t0);
-			} else {
-				rank_no_usefulness(&g, usefulness);
-				usefulness = NULL;
-			}
-		}
-		if (vector)
-			rank_write_vector(&g, &p, vector, &pr);
-		if (usefulness) {
-			rank_normalize(same_scans ? &p : &pu, &use);
-			rank_write_scores(&g, same_scans ? &p : &pu, &use, usefulness);
-		}
-		rank_write_scores(&g, &p, &pr, out);
-		vec_free(&use);
-		vec_free(&e_use);
+		compute_importance(&g, &plan, &pr, &e, &u);
+		compute_usefulness_after(&g, &plan, &e, &u);
+		write_results(&g, &plan, &rq, &pr, &u);
 	}
+	vec_free(&u.use);
+	vec_free(&u.e_use);
 	vec_free(&pr);
 	vec_free(&e);
 	graph_close(&g);

@@ -11,12 +11,6 @@
 #define PART_MASK (PART_PAGES - 1)
 /* Links a window of a stream on disk holds. */
 #define WINDOW_LINKS ((uint64_t)1 << 16)
-/* The changes a group of parts holds before writing them, at most this
- * and a sixteenth of -m.  On the site graph of 2^24 pages (256 parts,
- * 7.7*10^7 links between them) a write a block is 65536 writes a sweep,
- * of 2.3 KiB on average; in 10 groups, 2560, and with -m 256M a sweep
- * took 0.59 s instead of 0.65 (means of three runs side by side). */
-#define PENDING_BYTES_MAX ((uint64_t)16 << 20)
 
 static uint64_t
 part_count(uint64_t nodes)
@@ -29,25 +23,6 @@ part_width(const struct propagation *pb, uint64_t part)
 {
 	uint64_t lo = part * PART_PAGES;
 	return pb->nodes - lo < PART_PAGES ? pb->nodes - lo : PART_PAGES;
-}
-
-bool
-propagation_wanted(const struct graph *g, const struct rank_params *p, bool importance,
-    bool usefulness)
-{
-	/* A graph of one part has no links between parts, and its own slices,
-	 * often smaller than a lane, make Gauss-Seidel exact page by page. */
-	return importance && !usefulness && !p->jacobi &&
-	    g->nodes > (UINT64_C(1) << PROPAGATE_PART_BITS);
-}
-
-uint64_t
-propagation_bytes(const struct graph *g)
-{
-	uint64_t parts = part_count(g->nodes);
-	/* Every link between parts, or within one (a word), and the pairs of
-	 * the parts being built; the offsets. */
-	return g->links * (2 + 2 + 2 + 4) + parts * parts * 8 * 4;
 }
 
 /* A stream of that many bytes, in memory, or on disk in files cut at
@@ -213,7 +188,7 @@ open_part(struct build *b, uint64_t j)
 
 /* The links within part j as the words of a slice's internal section,
  * destinations in order, each one's sources in the order read.  Its
- * blocks close as wa-linkmat closes them, and rank.c cuts its lanes at
+ * blocks close as wa-linkmat closes them, and rankscan.c cuts its lanes at
  * block starts: blocks of fewer pages, which balance the lanes on links
  * more finely, cut sites where links are dense, and Gauss-Seidel took 57
  * iterations instead of 41 on a generated site graph of 2^22 pages. */
@@ -360,14 +335,13 @@ group_parts(struct propagation *pb, uint64_t limit)
 }
 
 bool
-propagation_build(struct propagation *pb, const struct graph *g, const struct rank_params *p,
+propagation_build(struct propagation *pb, const struct graph *g, const struct rank_plan *plan,
     struct slice *slices, bool on_disk, uint64_t limit, struct slice **parts_out)
 {
 	const uint64_t n = g->nodes, np = part_count(n);
 	memset(pb, 0, sizeof *pb);
 	pb->nodes = n;
 	pb->parts = np;
-	pb->p = p;
 	pb->on_disk = on_disk;
 	pb->stale_scale = 1;
 	pb->gather_off = wa_calloc(np * np + 1, sizeof *pb->gather_off);
@@ -375,7 +349,7 @@ propagation_build(struct propagation *pb, const struct graph *g, const struct ra
 	struct build b = { .pb = pb, .slices = slices, .nslices = g->slices };
 	b.internal = wa_calloc(np + 1, sizeof *b.internal);
 	for (uint32_t k = 0; k < g->slices; k++)
-		visit_slice(&b, &slices[k], false, p->run_bytes);
+		visit_slice(&b, &slices[k], false, plan->run_bytes);
 
 	/* Offsets: the block lengths in gather order, then the same lengths
 	 * in scatter order. */
@@ -408,8 +382,8 @@ propagation_build(struct propagation *pb, const struct graph *g, const struct ra
 		pb->internal.start[1] = b.internal[np] * 4;
 		pb->internal.fd[0] = rank_temp_file(b.internal[np] * 4);
 	}
-	rank_vector_new(p, n, &pb->sent);
-	rank_vector_new(p, n, &pb->received);
+	rank_vector_new(plan, n, &pb->sent);
+	rank_vector_new(plan, n, &pb->received);
 	pb->part_change = wa_calloc(PART_PAGES, sizeof *pb->part_change);
 
 	struct slice *parts = wa_calloc(np, sizeof *parts);
@@ -431,7 +405,7 @@ propagation_build(struct propagation *pb, const struct graph *g, const struct ra
 			continue;
 		for (; opened <= (s->hi - 1) >> PROPAGATE_PART_BITS; opened++)
 			open_part(&b, opened);
-		visit_slice(&b, s, true, p->run_bytes);
+		visit_slice(&b, s, true, plan->run_bytes);
 		for (; finished < opened && parts[finished].hi <= s->hi; finished++)
 			finish_part(&b, finished, &parts[finished]);
 	}
@@ -439,8 +413,7 @@ propagation_build(struct propagation *pb, const struct graph *g, const struct ra
 	free(b.buf);
 	free(b.internal);
 	if (on_disk)
-		group_parts(pb, p->memory / 16 < PENDING_BYTES_MAX ? p->memory / 16 :
-		    PENDING_BYTES_MAX);
+		group_parts(pb, plan->group_bytes);
 	*parts_out = parts;
 	return true;
 }

@@ -1,6 +1,7 @@
 /* Propagation blocking for importance by Gauss-Seidel.
  *
- * Matrix slicing (seed 000, sec. 2.3.2) reads the source vector once per
+ * Matrix slicing (Preda, "Data Acquisition for an XML Warehouse", 2000,
+ * sec. 2.3.2) reads the source vector once per
  * destination slice.  With slices small enough for their sums to stay in
  * cache, on a graph without locality that is most of an iteration's
  * memory traffic: 64 slices of 2^24 pages read 8 GB of x for 0.7 GB of
@@ -18,7 +19,7 @@
  * the parts after it from the sweep before, just as Gauss-Seidel on
  * slices reads them.  Each buffer value is written once a sweep and read
  * once.  The links within a part keep the slice format (graph.h, internal
- * section only) and are finished page by page by rank.c.
+ * section only) and are finished page by page by rankscan.c.
  *
  * What moves is not x but its change since the part last sent, as a
  * bfloat16 (the upper half of a float, 8 bits of mantissa): the
@@ -41,8 +42,9 @@
  * sixteenth of the budget holds, and written a column at a time when the
  * last of the group has scattered; the parts of the group gather the
  * changes of those before them from memory.  The build reads the matrix
- * twice, holding only the parts the current slice reaches.  In memory or not, the streams hold the same
- * values in the same order, and the ranks are the same bits. */
+ * twice, holding only the parts the current slice reaches.  In memory or
+ * not, the streams hold the same values in the same order, and the ranks
+ * are the same bits. */
 #ifndef WA_PROPAGATE_H
 #define WA_PROPAGATE_H
 
@@ -51,9 +53,7 @@
 #include <string.h>
 
 #include "graph.h"
-#include "rank.h"
-
-#define PROPAGATE_PART_BITS 16
+#include "rankplan.h"
 
 /* One of the streams of links between parts: in memory, or in files,
  * file f holding bytes [start[f], start[f + 1]).  Threads writing to
@@ -75,7 +75,6 @@ struct propagation {
 	struct propagation_stream change;	/* bfloat16, gather order: the change of x[src] last scattered */
 	bool on_disk;		/* the streams and the parts' links in files */
 	struct propagation_stream internal;	/* on disk: the words of the parts */
-	const struct rank_params *p;
 	struct vec sent;	/* per page: the sum of the changes it sent */
 	struct vec received;	/* per page: of those of its in-links between parts */
 	uint16_t *part_change;	/* of the part scattering */
@@ -96,20 +95,15 @@ struct propagation_window {
 	uint16_t *change;
 };
 
-/* Whether a run of these parameters takes propagation blocking. */
-bool propagation_wanted(const struct graph *g, const struct rank_params *p, bool importance,
-    bool usefulness);
-
-/* Bytes of memory the streams take, all in memory, beside the slices. */
-uint64_t propagation_bytes(const struct graph *g);
-
 /* From the slices of g, loaded or not: pb, and in *parts its parts as
  * slices holding the links within each (internal section only; read from
  * a file when on_disk).  In files, the parts the build holds at once may
  * take at most limit bytes; false, and nothing built, if they would take
- * more. */
+ * more, or if the pairs of parts have too few links to be worth files.
+ * The slices are read a run of plan->run_bytes at a time; sent and
+ * received are vectors where the plan says. */
 bool propagation_build(struct propagation *pb, const struct graph *g,
-    const struct rank_params *p, struct slice *slices, bool on_disk, uint64_t limit,
+    const struct rank_plan *plan, struct slice *slices, bool on_disk, uint64_t limit,
     struct slice **parts);
 
 /* The first of the other parts whose links go to thread t of nt: gather

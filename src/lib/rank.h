@@ -1,4 +1,5 @@
-/* Importance and usefulness on the sliced link matrix (seed 000, ch. 2).
+/* Importance and usefulness on the sliced link matrix (Preda, "Data
+ * Acquisition for an XML Warehouse", 2000, ch. 2).
  *
  * Importance (PageRank, eq. 2.5): PR = c M PR + (1-c) E.  The matrix is
  * read one destination slice at a time; only that slice of the new vector
@@ -34,10 +35,13 @@
  * faster (wa-pagerank.1).
  *
  * Threads split each section of a slice by its blocks: the external
- * links by words, the internal ones in lanes (rank.c) whatever the thread
- * count.  The per-thread sums are added in thread order, so a given thread
- * count always gives the same bits, and another one changes the
- * round-off only. */
+ * links by words, the internal ones in lanes (rankscan.c) whatever the
+ * thread count.  The per-thread sums are added in thread order, so a given
+ * thread count always gives the same bits, and another one changes the
+ * round-off only.
+ *
+ * A run is planned first (rankplan.h), and every function here takes its
+ * plan; the scores are read and written by scores.h. */
 #ifndef WA_RANK_H
 #define WA_RANK_H
 
@@ -45,28 +49,21 @@
 #include <stdint.h>
 
 #include "graph.h"
+#include "rankplan.h"
 #include "vec.h"
 
-enum rank_norm { RANK_L2, RANK_L1 };
-
-struct rank_params {
-	double damping;			/* c */
-	double epsilon;			/* stop when the change is below */
-	enum rank_norm norm;
-	unsigned max_iterations;
-	bool jacobi;			/* plain power iteration */
-	bool plain;			/* Gauss-Seidel importance not extrapolated */
-	bool renormalize;		/* importance by eq. 2.6-2.7; needs jacobi */
-	bool transpose;			/* usefulness by the literal M^t */
-	unsigned threads;
-	uint64_t memory;		/* -m: bytes the run may use */
-	uint64_t held;			/* bytes a page the caller holds beside the run */
-	bool checked;			/* the matrix checked by a computation before:
-					 * rank_compute only loads it */
-	bool on_disk;			/* set by rank_plan: vectors in files */
-	uint64_t run_bytes;		/* set by rank_plan: matrix read per step */
-	uint64_t chunk;			/* set by rank_plan: pages a pass views at once */
+/* Long options shared by wa-pagerank and wa-invrank. */
+enum {
+	RANK_OPT_NORM = 0x300, RANK_OPT_JACOBI, RANK_OPT_ITERATIONS,
 };
+#define RANK_LONGOPTS \
+	{ "norm", required_argument, NULL, RANK_OPT_NORM }, \
+	{ "jacobi", no_argument, NULL, RANK_OPT_JACOBI }, \
+	{ "iterations", required_argument, NULL, RANK_OPT_ITERATIONS }
+#define RANK_SHORTOPTS "c:e:j:m:"
+void rank_defaults(struct rank_params *p);
+/* Takes -c -e -j -m --norm --jacobi --iterations; false for other options. */
+bool rank_option(int opt, const char *arg, struct rank_params *p);
 
 /* The vectors of a run (vec.h); NULL for none. */
 struct rank_vectors {
@@ -82,78 +79,67 @@ struct rank_result {
 	bool converged;
 };
 
-/* Decides where the vectors live: in memory when they fit -m with the
- * slice buffers, otherwise in unnamed temporary files (in TMPDIR) of
- * which each pass maps a view of a range of pages at a time (vec.h), so
- * that the process stays within -m, in address space too, and the page
- * cache holds what it can.  Dies if even the slice buffers do not fit. */
-void rank_plan(const struct graph *g, struct rank_params *p, bool importance,
-    bool usefulness, bool personalised);
-/* The directory of temporary files: TMPDIR, or /tmp. */
-const char *rank_temp_dir(void);
-/* An unnamed temporary file of that many bytes, zeros, open for reading
- * and writing. */
-int rank_temp_file(uint64_t bytes);
-/* A zeroed vector of n doubles where rank_plan said. */
-void rank_vector_new(const struct rank_params *p, uint64_t n, struct vec *v);
-/* The end of the chunk of a pass over n pages that begins at lo. */
-static inline uint64_t
-rank_chunk_end(const struct rank_params *p, uint64_t n, uint64_t lo)
-{
-	return n - lo < p->chunk ? n : lo + p->chunk;
-}
-
-/* Long options shared by wa-pagerank and wa-invrank. */
-enum {
-	RANK_OPT_NORM = 0x300, RANK_OPT_JACOBI, RANK_OPT_ITERATIONS,
-};
-#define RANK_LONGOPTS \
-	{ "norm", required_argument, NULL, RANK_OPT_NORM }, \
-	{ "jacobi", no_argument, NULL, RANK_OPT_JACOBI }, \
-	{ "iterations", required_argument, NULL, RANK_OPT_ITERATIONS }
-#define RANK_SHORTOPTS "c:e:j:m:"
-void rank_defaults(struct rank_params *p);
-/* Takes -c -e -j -m --norm --jacobi --iterations; false for other options. */
-bool rank_option(int opt, const char *arg, struct rank_params *p);
-/* E' of usefulness into e: uniform over the XML pages, or their importance.
- * False when the graph has no XML page: e is then all zeros. */
-bool rank_xml_personalisation(const struct graph *g, const struct rank_params *p,
-    const struct vec *importance, struct vec *e);
-
-void rank_compute(const struct graph *g, const struct rank_params *p,
+/* Iterates until the change of each ranking of v is below epsilon, or
+ * for max_iterations; the rankings are left as the last sweep ended them,
+ * for the caller to normalise.  The plan is one made for v, or for more
+ * vectors than v has. */
+void rank_compute(const struct graph *g, const struct rank_plan *plan,
     const struct rank_vectors *v, struct rank_result *res);
 
 /* One Jacobi step of importance restricted to slices [first, end): from
  * the whole vector pr, the new values of ids [bound[first], bound[end])
- * (seed 000 sec. 2.5), written to path as a VEC8 file whose aux holds
- * the first id, the end id and the pages of the graph. */
-void rank_jacobi_part(const struct graph *g, const struct rank_params *p,
+ * (Preda, 2000, sec. 2.5), written to path as a VEC8 part (scores.h). */
+void rank_jacobi_part(const struct graph *g, const struct rank_plan *plan,
     const struct vec *pr, const struct vec *e, uint32_t first, uint32_t end,
     const char *path);
 
-/* Reads url<TAB>score rows sorted by URL into out[id] (out starts zeroed);
- * returns how many matched.  Rows for URLs outside the graph are counted
- * in *unknown. */
-uint64_t rank_read_scores(const struct graph *g, const struct rank_params *p,
-    const char *path, struct vec *out, uint64_t *unknown);
-/* The same for a subscription list (wa-pagerank --subscriptions): rows
- * url or url<TAB>weight, the weight 1 when left out, each URL once; the
- * first bad row stops the tool with "FILE:LINE: reason". */
-uint64_t rank_read_subscriptions(const struct graph *g, const struct rank_params *p,
-    const char *path, struct vec *out, uint64_t *unknown);
-/* Writes url<TAB>score for every node, sorted by URL, to path or stdout. */
+/* The sum of v. */
+double rank_sum(const struct rank_plan *plan, const struct vec *v);
+/* Scales v to sum 1; false if its sum is 0. */
+bool rank_normalize(const struct rank_plan *plan, struct vec *v);
+
+/* The phases of wa-pagerank and wa-invrank around the computation
+ * (rankrun.c), each dying with a message on bad input. */
+
+/* E from the url<TAB>weight file at path, normalised, into e. */
+void rank_read_personalisation(const struct graph *g, const struct rank_plan *plan,
+    const char *path, struct vec *e);
+/* Publication/subscription: E becomes (1-w) E + w S, S the weights of the
+ * subscription list at path normalised, E e if personalised, else
+ * uniform (e then made); left alone if no subscribed page has a positive
+ * weight. */
+void rank_add_subscriptions(const struct graph *g, const struct rank_plan *plan,
+    const char *path, double w, struct vec *e, bool personalised);
+/* The start vector into pr (made zeroed): from the file at init (NULL
+ * for none), a VEC8 vector or url<TAB>score rows, the mass missing spread
+ * along e (NULL: uniform), normalised; without init, e or uniform. */
+void rank_start_vector(const struct graph *g, const struct rank_plan *plan,
+    const char *init, struct vec *pr, const struct vec *e);
+/* The weights of the XML pages by the importance in the url<TAB>score
+ * file at path, into weight (made); NULL, none. */
+void rank_read_importance(const struct graph *g, const struct rank_plan *plan,
+    const char *path, struct vec *weight);
+/* E' of usefulness into e (made): uniform over the XML pages, or their
+ * importance.  False when the graph has no XML page: e is then all
+ * zeros. */
+bool rank_xml_personalisation(const struct graph *g, const struct rank_plan *plan,
+    const struct vec *importance, struct vec *e);
+/* Usefulness alone, towards E' (rank_xml_personalisation), into use
+ * (made), normalised; reported after what (rank_report). */
+void rank_usefulness(const struct graph *g, const struct rank_plan *plan,
+    const struct vec *e_use, struct vec *use, const char *what);
 /* Says that a graph without XML pages has no usefulness, and makes the
  * usefulness file at path (if not the standard output) empty. */
 void rank_no_usefulness(const struct graph *g, const char *path);
-void rank_write_scores(const struct graph *g, const struct rank_params *p,
-    const struct vec *score, const char *path);
-/* Writes the vector of g in id order as a VEC8 file, with the graph's
- * fingerprint. */
-void rank_write_vector(const struct graph *g, const struct rank_params *p, const char *path,
-    const struct vec *v);
-/* The sum of v. */
-double rank_sum(const struct rank_params *p, const struct vec *v);
-/* Scales v to sum 1; false if its sum is 0. */
-bool rank_normalize(const struct rank_params *p, struct vec *v);
+/* Part k of parts of the slices of g: one Jacobi step into path
+ * (rank_jacobi_part). */
+void rank_write_part(const struct graph *g, const struct rank_plan *plan,
+    const struct vec *pr, const struct vec *e, unsigned k, unsigned parts, const char *path);
+/* The end of a computation begun at t0 (monotonic_seconds): a warning if
+ * it did not converge, else a note, each after what ("importance: "...;
+ * "" for one ranking or both in the same scans), of the larger change of
+ * both. */
+void rank_report(const struct rank_plan *plan, const struct rank_result *res,
+    const char *what, double t0);
 
 #endif
