@@ -13,10 +13,11 @@
 #include "wa.h"
 
 static const char usage[] =
-"usage: wa-invrank [-qv] [-i importance] [-c damping] [-e epsilon] [--norm l1|l2]\n"
+"usage: wa-invrank [-qv] [-I importance] [-c damping] [-e epsilon] [--norm l1|l2]\n"
 "                  [--iterations n] [--transpose] [--jacobi] [-m size]\n"
 "                  [-j threads] [-o file] [-b vector] graph\n"
-"  -i file          weight XML pages by this importance (PR''; uniform, PR')\n"
+"  -I file, --importance file\n"
+"                   weight XML pages by this importance (PR''; uniform, PR')\n"
 "  -c damping       damping factor c (0.85)\n"
 "  -e epsilon       stop when the change is below epsilon (1e-9)\n"
 "  --norm l1|l2     the norm of the change (l2)\n"
@@ -28,7 +29,7 @@ static const char usage[] =
 "  -o file          write usefulness to file (standard output)\n"
 "  -b file          also write the vector in id order, binary\n";
 
-enum { OPT_TRANSPOSE = WA_OPT_FIRST_TOOL };
+enum { OPT_TRANSPOSE = WA_OPT_FIRST_TOOL, OPT_IMPORTANCE };
 
 /* What the options ask beside the parameters of the ranking. */
 struct request {
@@ -40,6 +41,7 @@ parse_options(int argc, char **argv, struct rank_params *p, struct request *rq)
 {
 	static const struct option longopts[] = {
 		{ "transpose", no_argument, NULL, OPT_TRANSPOSE },
+		{ "importance", required_argument, NULL, OPT_IMPORTANCE },
 		RANK_LONGOPTS,
 		WA_COMMON_LONGOPTS
 	};
@@ -47,11 +49,20 @@ parse_options(int argc, char **argv, struct rank_params *p, struct request *rq)
 
 	*rq = (struct request){ 0 };
 	rank_defaults(p);
-	while ((c = getopt_long(argc, argv, RANK_SHORTOPTS "hqvi:o:b:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, RANK_SHORTOPTS "hqvI:i:o:b:", longopts, NULL)) != -1) {
 		if (rank_option(c, optarg, p))
 			continue;
 		switch (c) {
-		case 'i': rq->importance = optarg; break;
+		case 'i':
+			/* The old spelling, kept for this release: -i is to mean
+			 * the iterations, as in wa-pagerank. */
+			wa_warn("-i FILE is now -I FILE (--importance FILE); "
+			    "-i will mean the iterations, as in wa-pagerank");
+			/* fall through */
+		case 'I':
+		case OPT_IMPORTANCE:
+			rq->importance = optarg;
+			break;
 		case OPT_TRANSPOSE: p->transpose = true; break;
 		case 'o': rq->out = optarg; break;
 		case 'b': rq->vector = optarg; break;

@@ -18,7 +18,7 @@ t_result $? "the WARC sample starts with a WARC version line"
 # The inputs of a good run, and the outputs each tool leaves.
 ok "a graph" wa-linkmat -q -p "$G/linkmat-sites.pages.tsv" -o g "$G/linkmat-sites.links.tsv"
 ok "importance" wa-pagerank -q -o pr.tsv -b pr.vec g
-ok "usefulness" wa-invrank -q -i pr.tsv -o ir.tsv g
+ok "usefulness" wa-invrank -q -I pr.tsv -o ir.tsv g
 printf 'http://a.example/\t%s\t%s\t-\n' 0 - 86400 1 172800 0 >hist.tsv
 ok "change rates" wa-lambda -q --prior 1,7 -o lambda.tsv hist.tsv
 printf 'http://a.example/\thtml\t0.5\t1\t0.1\t100000\t-\nhttp://b.example/\t-\t0.5\t-\t-\t-\t-\n' >state.tsv
@@ -68,7 +68,7 @@ for bad in warc.gz crlf.tsv other.tsv; do
 		wa-pagerank -q --subscriptions "$bad" -o pr.tsv -b pr.vec g
 	refused "wa-pagerank --init $bad" "pr.tsv pr.vec" "$why" \
 		wa-pagerank -q --init "$bad" -o pr.tsv -b pr.vec g
-	refused "wa-invrank -i $bad" ir.tsv "$why" wa-invrank -q -i "$bad" -o ir.tsv g
+	refused "wa-invrank -I $bad" ir.tsv "$why" wa-invrank -q -I "$bad" -o ir.tsv g
 	refused "wa-lambda $bad" lambda.tsv "$why" wa-lambda -q -o lambda.tsv "$bad"
 	refused "wa-lambda -O $bad" lambda.tsv "$why" wa-lambda -q -O "$bad" -o lambda.tsv hist.tsv
 	refused "wa-schedule $bad" "plan.tsv summary.tsv" "$why" \
@@ -104,8 +104,8 @@ refused "wa-pagerank -p, weights summing past DBL_MAX" "pr.tsv pr.vec" "huge.tsv
 	wa-pagerank -q -p huge.tsv -o pr.tsv -b pr.vec g
 refused "wa-pagerank --init, scores summing past DBL_MAX" "pr.tsv pr.vec" "huge.tsv:2: .*sum" \
 	wa-pagerank -q --init huge.tsv -o pr.tsv -b pr.vec g
-refused "wa-invrank -i, importance summing past DBL_MAX" ir.tsv "huge.tsv:2: .*sum" \
-	wa-invrank -q -i huge.tsv -o ir.tsv g
+refused "wa-invrank -I, importance summing past DBL_MAX" ir.tsv "huge.tsv:2: .*sum" \
+	wa-invrank -q -I huge.tsv -o ir.tsv g
 { cut -f1 "$G/rank-cycles.links.tsv"; cut -f2 "$G/rank-cycles.links.tsv"; } | LC_ALL=C sort -u |
 	sed 's/$/\t1e308/' >huge-w.tsv
 refused "wa-partition -w, weights summing past DBL_MAX" rules.tsv "huge-w.tsv:2: .*sum" \

@@ -6,7 +6,7 @@
 # stop with exit 1 and a message naming the file (and its line or offset
 # where there is one), and leave the previous outputs as they were, with no
 # temporary file beside them.  Checks that t/wa-*.t already make (missing
-# files of wa-url, wa-extract, wa-lambda, wa-invrank -i; unsorted history,
+# files of wa-url, wa-extract, wa-lambda, wa-invrank -I; unsorted history,
 # state, overrides and rules; damaged graphs under wa-pagerank and
 # wa-invrank, damaged OPIC states) are repeated only where this test adds
 # the check of the previous outputs (the unsorted history and state).
@@ -117,10 +117,10 @@ fault wa-invrank "a missing graph" "$i/nothing/manifest: cannot open: No such fi
 	wa-invrank -q -o "$o/inv.tsv" "$i/nothing"
 fault wa-invrank "a truncated graph file" "$i/g.cut/outdeg: truncated" \
 	wa-invrank -q -o "$o/inv.tsv" "$i/g.cut"
-fault wa-invrank "-i: an unsorted importance" "$i/imp.unsorted:2: not sorted" \
-	wa-invrank -q -i "$i/imp.unsorted" -o "$o/inv.tsv" "$o/g"
-fault wa-invrank "-i: a truncated gzip importance" "$i/imp.cut.gz: truncated gzip data at byte [0-9]+" \
-	wa-invrank -q -i "$i/imp.cut.gz" -o "$o/inv.tsv" "$o/g"
+fault wa-invrank "-I: an unsorted importance" "$i/imp.unsorted:2: not sorted" \
+	wa-invrank -q -I "$i/imp.unsorted" -o "$o/inv.tsv" "$o/g"
+fault wa-invrank "-I: a truncated gzip importance" "$i/imp.cut.gz: truncated gzip data at byte [0-9]+" \
+	wa-invrank -q -I "$i/imp.cut.gz" -o "$o/inv.tsv" "$o/g"
 fault wa-invrank "standard output on a full device" "standard output: No space left on device" \
 	sh -c 'wa-invrank -q "$1" >/dev/full' sh "$o/g"
 

@@ -77,9 +77,9 @@ ok "wa-pagerank -m 2M -j 8: under $((2 + MARGIN)) MiB" \
 	limited $((2 + MARGIN)) wa-pagerank -q -m 2M -j 8 -o "$l/imp8.tsv" "$u/g"
 same_file "$l/imp8.tsv" "$u/imp8.tsv" "wa-pagerank -j 8: the same importance"
 ok "wa-invrank -m 2M: unlimited" \
-	wa-invrank -q -m 2M -j 2 -i "$u/imp.tsv" -b "$u/inv.vec" -o "$u/inv.tsv" "$u/g"
+	wa-invrank -q -m 2M -j 2 -I "$u/imp.tsv" -b "$u/inv.vec" -o "$u/inv.tsv" "$u/g"
 ok "wa-invrank -m 2M: under $((2 + MARGIN)) MiB" \
-	limited $((2 + MARGIN)) wa-invrank -q -m 2M -j 2 -i "$u/imp.tsv" -b "$l/inv.vec" \
+	limited $((2 + MARGIN)) wa-invrank -q -m 2M -j 2 -I "$u/imp.tsv" -b "$l/inv.vec" \
 	-o "$l/inv.tsv" "$u/g"
 same_file "$l/inv.tsv" "$u/inv.tsv" "wa-invrank: the same usefulness"
 same_file "$l/inv.vec" "$u/inv.vec" "wa-invrank: the same vector"
@@ -103,7 +103,7 @@ same_file "$l/inv.vec" "$u/inv.vec" "wa-invrank: the same vector"
 #   wa-pagerank --jacobi                    least 109  VmPeak 168-197  RSS 23
 #   wa-pagerank -p e.tsv --init imp.vec     least 120  VmPeak 215      RSS 86
 #   wa-pagerank -p e.tsv --init imp.tsv     least 120  VmPeak 215-231  RSS 86
-#   wa-invrank -i imp.tsv -b inv.vec        least 134  VmPeak 197      RSS 72
+#   wa-invrank -I imp.tsv -b inv.vec        least 134  VmPeak 197      RSS 72
 #   wa-invrank --transpose                  least 115  VmPeak 181      RSS 31
 # so every limited run below failed with them, exit 1: wa-pagerank -U
 # with "/tmp: cannot map a temporary file: Cannot allocate memory", the
@@ -172,7 +172,7 @@ rm -f "$big"/[ul]/pt.tsv
 big_rank "wa-pagerank --slice 1/2" part.vec -- wa-pagerank --slice 1/2 --init "$big/u/imp.vec" \
 	-b @/part.vec
 rm -f "$big"/[ul]/part.vec
-big_rank "wa-invrank -i" inv.tsv inv.vec -- wa-invrank --iterations 3 -i "$big/u/imp.tsv" \
+big_rank "wa-invrank -I" inv.tsv inv.vec -- wa-invrank --iterations 3 -I "$big/u/imp.tsv" \
 	-b @/inv.vec -o @/inv.tsv
 rm -f "$big"/[ul]/inv.*
 big_rank "wa-invrank --transpose" invt.tsv -- wa-invrank --iterations 3 --transpose -o @/invt.tsv

@@ -73,7 +73,7 @@ fault wa-pagerank "-p: the personalisation" "$eio: $EIO" \
 	wa-pagerank -q -p "$eio" -U "$o/use.tsv" -o "$o/imp.tsv" "$o/g"
 fault wa-pagerank "--init: the importance" "$eio: $EIO" \
 	wa-pagerank -q --init "$eio" -b "$o/imp.vec" -o "$o/imp.tsv" "$o/g"
-fault wa-invrank "-i: the importance" "$eio: $EIO" wa-invrank -q -i "$eio" -o "$o/inv.tsv" "$o/g"
+fault wa-invrank "-I: the importance" "$eio: $EIO" wa-invrank -q -I "$eio" -o "$o/inv.tsv" "$o/g"
 fault wa-lambda "the history" "$eio: $EIO" wa-lambda -q -o "$o/lambda.tsv" "$eio"
 fault wa-lambda "-O: the overrides" "$eio: $EIO" wa-lambda -q -O "$eio" -o "$o/lambda.tsv" "$i/hist.tsv"
 fault wa-schedule "the state" "$eio: $EIO" \

@@ -22,11 +22,11 @@ for name in $(test_graphs); do
 
 	# PR'': E' is the importance of the xml pages.
 	wa-pagerank -q -e 1e-13 --norm l1 -i 100000 -o "$o.imp" "$g"
-	ok "$name: -i importance" wa-invrank -q $TIGHT -i "$o.imp" -o "$o.i" "$g7"
-	vcheck "$name: -i equals networkx with E' = importance on xml" \
+	ok "$name: -I importance" wa-invrank -q $TIGHT -I "$o.imp" -o "$o.i" "$g7"
+	vcheck "$name: -I equals networkx with E' = importance on xml" \
 		invrank-importance "$links" "$pages" "$o.i" --importance "$o.imp"
-	ok "$name: -i importance, Jacobi" wa-invrank -q $TIGHT --jacobi -i "$o.imp" -o "$o.ij" "$g"
-	vcheck "$name: -i, Jacobi, equals networkx" \
+	ok "$name: --importance, Jacobi" wa-invrank -q $TIGHT --jacobi --importance "$o.imp" -o "$o.ij" "$g"
+	vcheck "$name: --importance, Jacobi, equals networkx" \
 		invrank-importance "$links" "$pages" "$o.ij" --importance "$o.imp"
 
 	ok "$name: --transpose" wa-invrank -q $TIGHT --transpose -o "$o.tr" "$g"
@@ -34,8 +34,8 @@ for name in $(test_graphs); do
 		transpose "$links" "$pages" "$o.tr"
 	ok "$name: --transpose, 7 slices" wa-invrank -q $TIGHT --transpose -o "$o.tr7" "$g7"
 	vcheck "$name: --transpose, 7 slices agree with one" diff "$o.tr7" "$o.tr" --tol 1e-9
-	ok "$name: --transpose -i" wa-invrank -q $TIGHT --transpose -i "$o.imp" -o "$o.tri" "$g7"
-	vcheck "$name: --transpose -i equals the literal formula with E' = importance" \
+	ok "$name: --transpose -I" wa-invrank -q $TIGHT --transpose -I "$o.imp" -o "$o.tri" "$g7"
+	vcheck "$name: --transpose -I equals the literal formula with E' = importance" \
 		transpose "$links" "$pages" "$o.tri" --importance "$o.imp"
 	out=$(verify diff "$o.tr" "$o.gs" --tol 1e-3 2>&1)
 	t_result $((! $?)) "$name: --transpose is another fix-point than the default"
@@ -65,7 +65,14 @@ is "$(wc -l <"$tmp/noxml2.imp")" "$(wa-linkmat --dump-nodes "$tmp/noxml2.g" |
 	awk -F '\t' '$2 !~ /^(other|error)$/' | wc -l)" "and the importance of every page but the non-documents"
 # Importance that is zero on every xml page.
 awk -F '\t' -v OFS='\t' '{ print $1, ($1 ~ /\.xml$/ ? 0 : 1) }' "$tmp/xml.imp" >"$tmp/zero.imp"
-exits 1 "-i with no importance on any xml page: exit 1" wa-invrank -q -i "$tmp/zero.imp" "$tmp/xml.g"
+exits 1 "-I with no importance on any xml page: exit 1" wa-invrank -q -I "$tmp/zero.imp" "$tmp/xml.g"
+
+# The old spelling -i FILE works for this release, with a warning: -i is
+# to mean the iterations, as in wa-pagerank.
+ok "-i FILE, the old spelling of -I" wa-invrank -q $TIGHT -i "$tmp/xml.imp" -o "$tmp/old-i.tsv" "$tmp/xml.g"
+like "$(cat "$tmp/stderr")" "^wa-invrank: -i FILE is now -I FILE \(--importance FILE\)" "with a warning"
+ok "-I FILE" wa-invrank -q $TIGHT -I "$tmp/xml.imp" -o "$tmp/new-i.tsv" "$tmp/xml.g"
+same_file "$tmp/old-i.tsv" "$tmp/new-i.tsv" "-i FILE and -I FILE give the same bytes"
 
 RANK_TOOL=wa-invrank
 
@@ -97,7 +104,7 @@ ok "and no ranking written" test ! -e "$tmp/bad.out"
 exits 2 "an unknown option" wa-invrank --no-such-option "$tmp/xml.g"
 exits 2 "no graph argument" wa-invrank -q
 exits 2 "two graph arguments" wa-invrank -q "$tmp/xml.g" "$tmp/xml.g7"
-exits 1 "-i of a missing file" wa-invrank -q -i "$tmp/nowhere.tsv" "$tmp/xml.g"
+exits 1 "-I of a missing file" wa-invrank -q -I "$tmp/nowhere.tsv" "$tmp/xml.g"
 like "$(cat "$tmp/stderr")" "^wa-invrank: .*nowhere.tsv" "the message names it"
 
 done_testing

@@ -1,6 +1,6 @@
 # One acquisition cycle of wa(7) as a resumable make batch over a state
 # directory: schedule -> fetch -> extract -> extend the history ->
-# wa-linkmat -u -> wa-pagerank --init -> wa-invrank -i -> wa-lambda -> page
+# wa-linkmat -u -> wa-pagerank --init -> wa-invrank -I -> wa-lambda -> page
 # state -> wa-schedule, as "The cycle" and the EXAMPLES of wa(7) chain the
 # tools by hand.  Every step writes its files under temporary names and
 # renames them, the step's target last, so a killed cycle resumes at the
@@ -247,7 +247,7 @@ $(C)/importance.tsv: $(C)/graph $(C)/.settings-rank
 		$(if $(PREV),--init '$(P)/importance.tsv') \
 		-o '$@.tmp' '$<' 2>'$(C)/rank.tmp' || { cat '$(C)/rank.tmp' >&2; exit 1; }
 	$(call tool,invrank) -v $(RANK_FLAGS) \
-		$(if $(filter importance,$(USEFULNESS)),-i '$@.tmp') \
+		$(if $(filter importance,$(USEFULNESS)),-I '$@.tmp') \
 		-o '$(C)/usefulness.tmp' '$<' 2>>'$(C)/rank.tmp' || { cat '$(C)/rank.tmp' >&2; exit 1; }
 	mv '$(C)/rank.tmp' '$(C)/rank.log'
 	mv '$(C)/usefulness.tmp' '$(C)/usefulness.tsv'

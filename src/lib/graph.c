@@ -409,7 +409,7 @@ graph_slices_for_budget(uint64_t nodes, uint64_t budget)
 	 * within the caches (2 MiB at 2^24 pages), down to slices of 64
 	 * pages.  But every slice reads the source vector again, so the slices of a large graph grow up to 2^20 pages (8 MiB of
 	 * sums).  The budget comes last: wa-pagerank -U with two threads
-	 * holds, per page of a slice, six sums (rank.c, slice_buffer_bytes),
+	 * holds, per page of a slice, six sums (rankplan.c, slice_buffer_bytes),
 	 * and keeps half its budget for the rest, so 96 bytes a page. */
 	uint64_t per_slice = nodes / 64;
 	if (per_slice < GRAPH_MIN_SLICE_NODES)
