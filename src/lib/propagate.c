@@ -1,4 +1,3 @@
-#include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -6,6 +5,7 @@
 
 #include "msg.h"
 #include "propagate.h"
+#include "scratch.h"
 
 #define PART_PAGES ((uint64_t)1 << PROPAGATE_PART_BITS)
 #define PART_MASK (PART_PAGES - 1)
@@ -67,14 +67,13 @@ stream_io(const struct propagation_stream *s, uint64_t off, uint64_t bytes, void
 		uint64_t want = s->start[f + 1] - at < bytes - done ? s->start[f + 1] - at :
 		    bytes - done;
 		char *p = (char *)buf + done;
-		off_t pos = (off_t)(at - s->start[f]);
-		ssize_t r = write ? pwrite(s->fd[f], p, want, pos) : pread(s->fd[f], p, want, pos);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
+		uint64_t pos = at - s->start[f];
+		bool whole = write ? pwrite_full(s->fd[f], p, want, pos) :
+		    pread_full(s->fd[f], p, want, pos) == (ssize_t)want;
+		if (!whole)
 			wa_die_errno("%s: cannot %s a temporary file of propagation blocking",
 			    rank_temp_dir(), write ? "write" : "read");
-		done += (uint64_t)r;
+		done += want;
 	}
 }
 

@@ -1,9 +1,9 @@
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "msg.h"
+#include "scratch.h"
 #include "vec.h"
 
 void
@@ -53,18 +53,11 @@ vec_read(const struct vec *v, uint64_t lo, uint64_t hi, void *buf)
 		return;
 	}
 	uint64_t bytes = (hi - lo) * v->size, at = v->offset + lo * v->size;
-	for (uint64_t done = 0; done < bytes;) {
-		ssize_t got = pread(v->fd, (char *)buf + done, bytes - done, (off_t)(at + done));
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got < 0)
-			wa_die_errno("%s: read error at offset %llu", v->name,
-			    (unsigned long long)(at + done));
-		if (got == 0)
-			wa_die("%s: cut short at offset %llu", v->name,
-			    (unsigned long long)(at + done));
-		done += (uint64_t)got;
-	}
+	ssize_t got = pread_full(v->fd, buf, bytes, at);
+	if (got < 0)
+		wa_die_errno("%s: read error at offset %llu", v->name, (unsigned long long)at);
+	if ((uint64_t)got < bytes)
+		wa_die("%s: cut short at offset %llu", v->name, (unsigned long long)(at + got));
 }
 
 void
@@ -76,16 +69,9 @@ vec_write(const struct vec *v, uint64_t lo, uint64_t hi, const void *buf)
 		return;
 	}
 	uint64_t bytes = (hi - lo) * v->size, at = v->offset + lo * v->size;
-	for (uint64_t done = 0; done < bytes;) {
-		ssize_t put = pwrite(v->fd, (const char *)buf + done, bytes - done,
-		    (off_t)(at + done));
-		if (put < 0 && errno == EINTR)
-			continue;
-		if (put < 0)
-			wa_die_errno("%s: cannot write %llu bytes at offset %llu", v->name,
-			    (unsigned long long)(bytes - done), (unsigned long long)(at + done));
-		done += (uint64_t)put;
-	}
+	if (!pwrite_full(v->fd, buf, bytes, at))
+		wa_die_errno("%s: cannot write %llu bytes at offset %llu", v->name,
+		    (unsigned long long)bytes, (unsigned long long)at);
 }
 
 void *

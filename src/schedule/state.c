@@ -1,6 +1,5 @@
 /* wa-schedule's input: the page state (man/wa-formats.5), read twice, with
  * the categories, overrides and cash it is joined with. */
-#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -10,6 +9,7 @@
 
 #include "pagetype.h"
 #include "schedule.h"
+#include "scratch.h"
 
 /* Page state columns. */
 enum { COL_URL, COL_TYPE, COL_IMPORTANCE, COL_USEFULNESS, COL_LAMBDA,
@@ -220,33 +220,10 @@ static void
 spool_stdin(struct schedule *s)
 {
 	const char *dir = getenv("TMPDIR");
-	char buf[1 << 16];
-	ssize_t n;
-	s->spool_path = wa_asprintf("%s/wa-schedule.XXXXXX", dir && *dir ? dir : "/tmp");
-	s->spool_fd = mkstemp(s->spool_path);
-	if (s->spool_fd < 0)
-		wa_die_errno("%s", s->spool_path);
-	if (unlink(s->spool_path) != 0)
-		wa_die_errno("%s", s->spool_path);
-	free(s->spool_path);
-	/* The spooled file has no name left; both passes open it by descriptor. */
+	s->spool_fd = scratch_spool(STDIN_FILENO, "stdin", dir && *dir ? dir : "/tmp",
+	    "wa-schedule");
+	/* The spooled file has no name; both passes open it by descriptor. */
 	s->spool_path = wa_asprintf("/dev/fd/%d", s->spool_fd);
-	while ((n = read(0, buf, sizeof buf)) != 0) {
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			wa_die_errno("stdin: read error");
-		}
-		for (ssize_t off = 0; off < n;) {
-			ssize_t w = write(s->spool_fd, buf + off, (size_t)(n - off));
-			if (w < 0) {
-				if (errno == EINTR)
-					continue;
-				wa_die_errno("spooling stdin to a temporary file");
-			}
-			off += w;
-		}
-	}
 }
 
 void
