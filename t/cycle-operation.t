@@ -102,10 +102,11 @@ like "$(cat "$tmp/stderr")" "$l/lock: cannot open the lock file: Is a directory"
 for sig in TERM INT HUP; do
 	d=$tmp/sig-$sig
 	fresh "$d"
-	# The shell starts a command in the background with SIGINT ignored:
-	# it is given back its default, as when wa-cycle runs in the
-	# foreground of a terminal.
-	env --default-signal=INT wa-cycle --now $now1 "$d" $vars WAIT=1 "$scope" "$resolve" \
+	# The shell starts a command in the background with SIGINT ignored,
+	# and a suite run under nohup ignores SIGHUP: both are given back
+	# their default, as when wa-cycle runs in the foreground of a
+	# terminal (a signal ignored on entry cannot be trapped).
+	env --default-signal=HUP,INT,TERM wa-cycle --now $now1 "$d" $vars WAIT=1 "$scope" "$resolve" \
 		2>"$tmp/sig.err" &
 	pid=$!
 	until_fetching "$d"
