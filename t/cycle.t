@@ -182,8 +182,11 @@ else
 	wait $pid 2>/dev/null
 	# The steps die a little after wa-cycle, holding the lock until then.
 	i=0
-	while awk -v g=$pid '{ sub(/^.*\) /, ""); if ($3 == g && $1 != "Z") found = 1 }
-	    END { exit !found }' /proc/[0-9]*/stat 2>/dev/null && [ $i -lt 200 ]; do
+	# cat, not awk's file arguments: a process that ends between the glob
+	# and its read would make mawk stop with status 2, ending the wait.
+	while cat /proc/[0-9]*/stat 2>/dev/null | awk -v g=$pid '
+	    { sub(/^.*\) /, ""); if ($3 == g && $1 != "Z") found = 1 }
+	    END { exit !found }' && [ $i -lt 200 ]; do
 		sleep 0.05
 		i=$((i + 1))
 	done
