@@ -1,0 +1,142 @@
+/* The history (man/wa-formats.5, "Observations and history") read one URL
+ * at a time into its sufficient statistics. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "lambda.h"
+
+static void
+finish_page(struct lambda *l)
+{
+	struct page *page = &l->page;
+
+	if (page->obs == 0)
+		return;
+	if (l->fitting)
+		prior_add(l->fitting, page);
+	else {
+		struct estimate e = { 0, 0, 0, NULL, 0, 0, 0 };
+		estimate_rate(l, page, &e);
+		write_rate(l, page->url, &e);
+	}
+	page->obs = 0;
+	progress_set(&l->pg, ++l->pages_done);
+}
+
+static void
+start_page(struct page *page, const char *url, int64_t t, int64_t d)
+{
+	size_t len = strlen(url) + 1;
+
+	if (len > page->url_size) {
+		page->url_size = 2 * len;
+		page->url = wa_realloc(page->url, page->url_size);
+	}
+	memcpy(page->url, url, len);
+	page->obs = 1;
+	page->t_prev = t;
+	page->all_lastmod = d >= 0;
+	page->lastmod_agrees = true;
+	page->lm_n = page->lm_x = page->lit_c = page->ml_n = 0;
+	page->lm_t = page->lit_l = 0;
+	if (d >= 0) {
+		page->lit_c = 1;
+		page->lit_l = (double)(t > d ? t - d : 0) / SECONDS_PER_DAY;
+	}
+	change_data_reset(&page->cd);
+}
+
+static void
+add_interval(struct page *page, int64_t t, char changed, int64_t d)
+{
+	double len = (double)(t - page->t_prev) / SECONDS_PER_DAY;
+
+	if (changed == '1') {
+		change_data_add(&page->cd, len);
+		page->ml_n++;
+	} else if (changed == '0') {
+		page->cd.unchanged += len;
+		page->ml_n++;
+	}
+	if (d < 0)
+		page->all_lastmod = false;
+	if (page->all_lastmod) {
+		bool lm_changed = d > page->t_prev;
+		if ((changed == '1' && !lm_changed) || (changed == '0' && lm_changed))
+			page->lastmod_agrees = false;
+		page->lm_n++;
+		if (lm_changed) {
+			double age = (double)(t > d ? t - d : 0) / SECONDS_PER_DAY;
+			page->lm_x++;
+			page->lm_t += age;
+			page->lit_c++;
+			page->lit_l += age;
+		} else
+			page->lm_t += len;
+	}
+	page->obs++;
+	page->t_prev = t;
+}
+
+static void
+read_history(struct lambda *l, const char *path)
+{
+	struct page *page = &l->page;
+	struct tsv *t = tsv_open(path, 4, 0, 0);
+
+	tsv_check_url(t, 0);
+	while (tsv_next(t)) {
+		int64_t time, lastmod = -1;
+		const char *c = t->col[2];
+		int cmp;
+
+		if (!parse_i64(t->col[1], &time) || time < 0) {
+			tsv_reject(t, "time is not a Unix time: %.80s", t->col[1]);
+			continue;
+		}
+		if (c[0] == '\0' || c[1] != '\0' || strchr("01-", c[0]) == NULL) {
+			tsv_reject(t, "changed is not 1, 0 or -: %.80s", c);
+			continue;
+		}
+		if (strcmp(t->col[3], "-") != 0 &&
+		    (!parse_i64(t->col[3], &lastmod) || lastmod < 0)) {
+			tsv_reject(t, "last-modified is not a Unix time: %.80s", t->col[3]);
+			continue;
+		}
+		cmp = page->obs ? strcmp(t->col[0], page->url) : 1;
+		if (cmp < 0)
+			tsv_die(t, "not sorted by URL: %.200s after %.200s",
+			    t->col[0], page->url);
+		if (cmp > 0) {
+			finish_page(l);
+			start_page(page, t->col[0], time, lastmod);
+			continue;
+		}
+		if (time < page->t_prev)
+			tsv_die(t, "not sorted by time within %.200s: %lld after %lld",
+			    page->url, (long long)time, (long long)page->t_prev);
+		if (time == page->t_prev) {
+			tsv_reject(t, "a second observation at the same time");
+			continue;
+		}
+		add_interval(page, time, c[0], lastmod);
+	}
+	tsv_close(t);
+}
+
+void
+read_all(struct lambda *l)
+{
+	if (l->nfiles == 0)
+		read_history(l, NULL);
+	for (int i = 0; i < l->nfiles; i++)
+		read_history(l, l->files[i]);
+	finish_page(l);
+}
+
+void
+history_free(struct lambda *l)
+{
+	change_data_free(&l->page.cd);
+	free(l->page.url);
+}

@@ -1,0 +1,116 @@
+/* The parts of wa-lambda (wa-lambda(1)), which share one struct lambda:
+ * the reading of the history one URL at a time (history.c), the prior
+ * fitted in a first pass (prior.c), the estimate of each URL (rate.c) and
+ * the output rows with the overrides merged in (output.c).
+ * src/wa-lambda.c runs them. */
+#ifndef WA_LAMBDA_H
+#define WA_LAMBDA_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "estimate.h"
+#include "wa.h"
+
+#define SECONDS_PER_DAY 86400.0
+#define DEFAULT_PRIOR_SHAPE 1.0
+#define DEFAULT_PRIOR_RATE 7.0
+
+enum { FLAG_NONE_CHANGED = 1, FLAG_ALL_CHANGED = 2, FLAG_SINGLE = 4,
+    FLAG_NO_OBSERVATION = 8 };
+
+/* What one URL's observations leave: sufficient statistics only, so that
+ * memory does not grow with the number of observations (estimate.h). */
+struct page {
+	char *url;
+	size_t url_size;
+	uint64_t obs;
+	int64_t t_prev;
+	bool all_lastmod;	/* every observation has a Last-Modified */
+	bool lastmod_agrees;	/* and it agrees with the changed column */
+	/* last date of change, corrected: n intervals, x changed, exposure t */
+	uint64_t lm_n, lm_x;
+	double lm_t;
+	/* eq. 4.2 literally: the first access counts as a change */
+	uint64_t lit_c;
+	double lit_l;
+	/* existence of change: intervals with a 0 or 1 */
+	uint64_t ml_n;
+	struct change_data cd;
+};
+
+/* One output row but its URL. */
+struct estimate {
+	double lambda, lower, upper;
+	const char *estimator;
+	uint64_t n, changes;
+	unsigned flags;
+};
+
+/* Method-of-moments fit of the Gamma prior on crude rates X_i / E_i. */
+struct prior_fit {
+	uint64_t pages;
+	double sum_r, sum_r2, sum_r_over_e;
+};
+
+struct lambda {
+	/* options */
+	double prior_shape, prior_rate;
+	bool prior_given;	/* --prior: no first pass */
+	bool literal;
+	const char *overrides_path, *output_path;
+	char **files;		/* the HISTORY files; none: stdin */
+	int nfiles;
+
+	struct page page;	/* the URL being read */
+	struct prior_fit *fitting;	/* non-NULL during the first pass */
+	struct progress pg;
+	uint64_t pages_done;
+
+	FILE *out;
+	struct atomic_file *out_file;	/* -o */
+
+	/* the rate overrides, merged with the history by URL */
+	struct tsv *ov;
+	bool ov_have;		/* ov_url and ov_lambda hold the next one */
+	char *ov_url;
+	double ov_lambda;
+};
+
+/* history.c */
+/* Reads the HISTORY files (stdin when none) as one stream sorted by URL,
+ * then time, and hands every URL to prior_add during the first pass, to
+ * write_rate after it; dies on a stream out of order. */
+void read_all(struct lambda *l);
+/* Frees the URL being read. */
+void history_free(struct lambda *l);
+
+/* prior.c */
+/* Fits the prior on the HISTORY files in a first pass, unless --prior was
+ * given or one of them is not a regular file (stdin cannot be read
+ * twice); tells the prior it takes. */
+void fit_prior(struct lambda *l);
+/* Adds a URL's crude rate to the fit. */
+void prior_add(struct prior_fit *fit, const struct page *p);
+
+/* rate.c */
+/* Whether the URL's rate comes from its Last-Modified dates. */
+bool uses_lastmod(const struct page *p);
+/* The rate of a URL with at least one observation, from its statistics
+ * and the prior. */
+void estimate_rate(const struct lambda *l, struct page *p, struct estimate *e);
+
+/* output.c */
+/* Opens -O, checking it is sorted, and -o (stdout without it). */
+void output_open(struct lambda *l);
+/* The second pass: the row of every URL of the history, and those of the
+ * overrides without history in their place. */
+void write_rates(struct lambda *l);
+/* Writes e as url's row, with its override if there is one; first, the
+ * overrides of the URLs before url that have no history. */
+void write_rate(struct lambda *l, const char *url, struct estimate *e);
+/* Closes -O and commits the output (stdout: flushes it). */
+void output_close(struct lambda *l);
+
+#endif

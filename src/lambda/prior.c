@@ -1,0 +1,78 @@
+/* The Gamma prior of the change rates fitted on the history in a first
+ * pass (wa-lambda(1), --prior). */
+#include <math.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "lambda.h"
+
+#define FIT_SHAPE_MIN 0.05
+#define FIT_SHAPE_MAX 100.0
+
+void
+prior_add(struct prior_fit *fit, const struct page *p)
+{
+	double x, e;
+
+	if (uses_lastmod(p)) {
+		x = (double)p->lm_x;
+		e = p->lm_t;
+	} else {
+		x = (double)p->cd.changes;
+		e = p->cd.unchanged;
+		for (size_t i = 0; i < p->cd.n; i++)
+			e += p->cd.len[i] * p->cd.count[i];
+	}
+	if (!(e > 0))
+		return;
+	fit->pages++;
+	fit->sum_r += x / e;
+	fit->sum_r2 += x / e * (x / e);
+	fit->sum_r_over_e += x / e / e;
+}
+
+static bool
+all_regular_files(int nfiles, char **files)
+{
+	struct stat st;
+
+	if (nfiles == 0)
+		return false;
+	for (int i = 0; i < nfiles; i++)
+		if (strcmp(files[i], "-") == 0 || stat(files[i], &st) != 0 ||
+		    !S_ISREG(st.st_mode))
+			return false;
+	return true;
+}
+
+/* Moments of a Gamma-Poisson mixture on the crude rates r_i = X_i / E_i:
+ * m = mean(r_i), v = mean((r_i - m)^2) - mean(r_i / E_i), the spread of
+ * the r_i less their Poisson noise. */
+void
+fit_prior(struct lambda *l)
+{
+	struct prior_fit fit = { 0, 0, 0, 0 };
+	double m, v, k;
+
+	if (l->prior_given || !all_regular_files(l->nfiles, l->files))
+		return;
+	l->fitting = &fit;
+	progress_start(&l->pg, "URLs (prior)", 0);
+	read_all(l);
+	progress_end(&l->pg);
+	l->fitting = NULL;
+	l->pages_done = 0;
+	if (fit.pages == 0 || fit.sum_r == 0) {
+		wa_note("no change in the history: the default prior %g,%g",
+		    l->prior_shape, l->prior_rate);
+		return;
+	}
+	k = (double)fit.pages;
+	m = fit.sum_r / k;
+	v = (fit.sum_r2 - k * m * m - fit.sum_r_over_e) / k;
+	l->prior_shape = v > 0 ? m * m / v : FIT_SHAPE_MAX;
+	l->prior_shape = fmin(FIT_SHAPE_MAX, fmax(FIT_SHAPE_MIN, l->prior_shape));
+	l->prior_rate = l->prior_shape / m;
+	wa_note("prior fitted on %llu URLs: Gamma shape %.6g, rate %.6g days",
+	    (unsigned long long)fit.pages, l->prior_shape, l->prior_rate);
+}
