@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "url.h"
+
 const char *const page_type_names[PAGE_TYPES] = {
 	"-", "html", "xml", "dtd", "other", "error", "xml-suspect", "dead",
 	"robots", "sitemap", "noindex",
@@ -73,8 +75,8 @@ in_list(const char *suffix, const char *const *list, size_t n)
 	return bsearch(suffix, list, n, sizeof *list, cmp_suffix) != NULL;
 }
 
-enum suffix_kind { SUFFIX_NONE, SUFFIX_DIRECTORY, SUFFIX_UNKNOWN, SUFFIX_XML,
-	SUFFIX_HTML, SUFFIX_NOT_DOCUMENT };
+enum suffix_kind { SUFFIX_DIRECTORY, SUFFIX_UNKNOWN, SUFFIX_XML, SUFFIX_HTML,
+	SUFFIX_NOT_DOCUMENT };
 
 /* The kind of the suffix of a canonical URL's last path segment: a
  * directory ("/", "/dir/"), none or unknown (".hidden", "name.", "data",
@@ -82,9 +84,7 @@ enum suffix_kind { SUFFIX_NONE, SUFFIX_DIRECTORY, SUFFIX_UNKNOWN, SUFFIX_XML,
 static enum suffix_kind
 suffix_kind(const char *url)
 {
-	const char *p = strstr(url, "://");
-	if (!p || !(p = strchr(p + 3, '/')))
-		return SUFFIX_NONE;
+	const char *p = url_path(url);
 	const char *end = p + strcspn(p, "?#"), *seg = end;
 	while (seg > p && seg[-1] != '/')
 		seg--;
