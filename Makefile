@@ -59,9 +59,12 @@ MANS      = $(wildcard man/*.[157])
 # tools' pages are installed.
 INSTALL_MANS = $(wildcard man/wa*.[157])
 SCRIPTS   = $(wildcard src/cycle/wa-*)
+# The page types as the cycle scripts read them, written from
+# src/lib/pagetype.c by src/cycle/page-types.c beside cycle.mk.
+PAGE_TYPES_TSV = src/cycle/page-types.tsv
 SCRIPT_PROGS = $(patsubst scripts/%.c,$(BUILD)/scripts/%,$(wildcard scripts/*.c))
 
-all: $(TOOLS) $(UNITS) $(SCRIPT_PROGS)
+all: $(TOOLS) $(UNITS) $(SCRIPT_PROGS) $(PAGE_TYPES_TSV)
 
 $(BUILD)/lib/%.o: src/lib/%.c | $(BUILD)/lib
 	$(CC) $(CFLAGS) -c -o $@ $<
@@ -82,6 +85,10 @@ $(BUILD)/scripts/%: scripts/%.c $(LIB)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
 -include $(SCRIPT_PROGS:=.d)
+$(BUILD)/cycle/page-types: $(BUILD)/cycle/page-types.o $(LIB)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
+$(PAGE_TYPES_TSV): $(BUILD)/cycle/page-types
+	$< >$@
 $(BUILD)/lib $(BUILD)/t $(BINDIR):
 	mkdir -p $@
 
@@ -139,12 +146,12 @@ install: all
 	    $(DESTDIR)$(PREFIX)/share/man/man5 $(DESTDIR)$(PREFIX)/share/man/man7
 	install -m 755 $(TOOLS) $(SCRIPTS) $(DESTDIR)$(PREFIX)/bin
 	install -d $(DESTDIR)$(PREFIX)/share/wa
-	install -m 644 src/cycle/cycle.mk src/cycle/cycle-lib.sh $(DESTDIR)$(PREFIX)/share/wa
+	install -m 644 src/cycle/cycle.mk src/cycle/cycle-lib.sh $(PAGE_TYPES_TSV) $(DESTDIR)$(PREFIX)/share/wa
 	for m in $(INSTALL_MANS); do \
 	    s=$${m##*.}; install -m 644 $$m $(DESTDIR)$(PREFIX)/share/man/man$$s; done
 
 clean:
-	rm -rf build bin
+	rm -rf build bin $(PAGE_TYPES_TSV)
 
 include t/fuzz.mk
 
