@@ -27,6 +27,9 @@ static const char usage[] =
 
 enum { OPT_PRIOR = WA_OPT_FIRST_TOOL, OPT_LITERAL };
 
+#define DEFAULT_PRIOR_SHAPE 1.0
+#define DEFAULT_PRIOR_RATE 7.0
+
 static void
 parse_prior(struct lambda *l, const char *arg)
 {
@@ -84,7 +87,7 @@ main(int argc, char **argv)
 	parse_options(argc, argv, &l);
 	fit_prior(&l);
 	output_open(&l);
-	write_rates(&l);
+	write_all(&l);
 	output_close(&l);
 	history_free(&l);
 	return WA_EXIT_OK;

@@ -5,6 +5,8 @@
 
 #include "lambda.h"
 
+#define SECONDS_PER_DAY 86400.0
+
 static void
 finish_page(struct lambda *l)
 {

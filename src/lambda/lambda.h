@@ -13,10 +13,6 @@
 #include "estimate.h"
 #include "wa.h"
 
-#define SECONDS_PER_DAY 86400.0
-#define DEFAULT_PRIOR_SHAPE 1.0
-#define DEFAULT_PRIOR_RATE 7.0
-
 enum { FLAG_NONE_CHANGED = 1, FLAG_ALL_CHANGED = 2, FLAG_SINGLE = 4,
     FLAG_NO_OBSERVATION = 8 };
 
@@ -89,7 +85,8 @@ void history_free(struct lambda *l);
 /* prior.c */
 /* Fits the prior on the HISTORY files in a first pass, unless --prior was
  * given or one of them is not a regular file (stdin cannot be read
- * twice); tells the prior it takes. */
+ * twice); notes the prior fitted, or that the default stays when the
+ * history has no change. */
 void fit_prior(struct lambda *l);
 /* Adds a URL's crude rate to the fit. */
 void prior_add(struct prior_fit *fit, const struct page *p);
@@ -97,20 +94,21 @@ void prior_add(struct prior_fit *fit, const struct page *p);
 /* rate.c */
 /* Whether the URL's rate comes from its Last-Modified dates. */
 bool uses_lastmod(const struct page *p);
-/* The rate of a URL with at least one observation, from its statistics
- * and the prior. */
+/* Fills e, zeroed by the caller, with the rate of a URL with at least one
+ * observation, from its statistics and the prior. */
 void estimate_rate(const struct lambda *l, struct page *p, struct estimate *e);
 
 /* output.c */
 /* Opens -O, checking it is sorted, and -o (stdout without it). */
 void output_open(struct lambda *l);
-/* The second pass: the row of every URL of the history, and those of the
- * overrides without history in their place. */
-void write_rates(struct lambda *l);
+/* The pass that writes: the row of every URL of the history, and those of
+ * the overrides without history in their place. */
+void write_all(struct lambda *l);
 /* Writes e as url's row, with its override if there is one; first, the
  * overrides of the URLs before url that have no history. */
 void write_rate(struct lambda *l, const char *url, struct estimate *e);
-/* Closes -O and commits the output (stdout: flushes it). */
+/* Closes -O and commits the output (stdout: flushes it, dying if that
+ * fails). */
 void output_close(struct lambda *l);
 
 #endif

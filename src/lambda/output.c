@@ -85,7 +85,7 @@ write_rate(struct lambda *l, const char *url, struct estimate *e)
 }
 
 void
-write_rates(struct lambda *l)
+write_all(struct lambda *l)
 {
 	progress_start(&l->pg, "URLs", 0);
 	read_all(l);
