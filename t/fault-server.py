@@ -353,21 +353,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
         elif path == "/bomb":
             self.bomb()
         elif path == "/short":
-            self.send_response(200)
-            self.send_header("Content-Type", "text/html")
-            self.send_header("Content-Length", "1000")
-            self.send_header("Connection", "close")
-            self.end_headers()
-            self.wfile.write(b"<html><body>" + b"x" * 88)
-            self.close_connection = True
+            self.broken(("Content-Length", "1000"), b"<html><body>" + b"x" * 88)
         elif path == "/bad-chunked":
-            self.send_response(200)
-            self.send_header("Content-Type", "text/html")
-            self.send_header("Transfer-Encoding", "chunked")
-            self.send_header("Connection", "close")
-            self.end_headers()
-            self.wfile.write(b"10\r\n<html><body>ok!!\r\nzz\r\nbroken")
-            self.close_connection = True
+            self.broken(("Transfer-Encoding", "chunked"),
+                        b"10\r\n<html><body>ok!!\r\nzz\r\nbroken")
         elif path.startswith("/redirect?to="):
             to = urllib.parse.unquote_to_bytes(path[len("/redirect?to="):])
             self.redirect(to.decode("latin-1"))
@@ -381,6 +370,17 @@ class Handler(http.server.BaseHTTPRequestHandler):
                       extra=[("Retry-After", "2")])
         else:
             self.send(404, b"<html><body>not found</body></html>\n")
+
+    def broken(self, framing, body):
+        """A page whose body breaks the framing header's promise, then
+        the connection closed."""
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html")
+        self.send_header(*framing)
+        self.send_header("Connection", "close")
+        self.end_headers()
+        self.wfile.write(body)
+        self.close_connection = True
 
     def endless_robots(self):
         self.send_response(200)

@@ -32,6 +32,26 @@ limited() {
 	l_mib=$1; shift
 	(ulimit -v $((l_mib * 1024)) && exec "$@")
 }
+# in_dir DIR CMD...: CMD with each argument @/FILE as DIR/FILE.
+in_dir() {
+	d_dir=$1; shift
+	for d_arg; do
+		shift
+		case $d_arg in
+		@/*) set -- "$@" "$d_dir/${d_arg#@/}" ;;
+		*) set -- "$@" "$d_arg" ;;
+		esac
+	done
+	"$@"
+}
+# both_ways NAME MIB UDIR LDIR CMD...: CMD, its outputs named @/FILE, run
+# unlimited into UDIR, then under an address-space limit of MIB MiB into
+# LDIR.
+both_ways() {
+	w_name=$1 w_mib=$2 w_u=$3 w_l=$4; shift 4
+	ok "$w_name: unlimited" in_dir "$w_u" "$@"
+	ok "$w_name: under $w_mib MiB" in_dir "$w_l" limited "$w_mib" "$@"
+}
 ok "the limit holds: 100 MiB cannot be had under a limit of $MARGIN MiB" \
 	sh -c '! (ulimit -v $(($1 * 1024)) && exec "$2" -c "bytearray(100 << 20)") 2>/dev/null' \
 	sh $MARGIN "$PY"
@@ -46,10 +66,8 @@ ok "the inputs are made" test "$(wc -c <"$i/links.tsv")" -gt 25000000 \
 
 # wa-linkmat: 8M of budget for 28 MB of links, with two threads and the
 # GNU sorts it runs (their -S within the budget).
-ok "wa-linkmat -m 8M: unlimited" \
-	wa-linkmat -q -m 8M -j 2 -p "$i/pages.tsv" -o "$u/g" "$i/links.tsv"
-ok "wa-linkmat -m 8M: under $((8 + MARGIN)) MiB of address space" \
-	limited $((8 + MARGIN)) wa-linkmat -q -m 8M -j 2 -p "$i/pages.tsv" -o "$l/g" "$i/links.tsv"
+both_ways "wa-linkmat -m 8M" $((8 + MARGIN)) "$u" "$l" \
+	wa-linkmat -q -m 8M -j 2 -p "$i/pages.tsv" -o @/g "$i/links.tsv"
 is "$(diff -r "$u/g" "$l/g" 2>&1)" "" "wa-linkmat: the same graph"
 # The limit bites: the default budget, 1G, does not fit it.
 exits 1 "wa-linkmat with the default -m (1G) under the same limit: exit 1" \
@@ -62,25 +80,18 @@ ok "  and leaves no graph" test ! -e "$l/g.1g"
 # vectors do not fit, and go to temporary files.
 du -k "$u/g" >"$tmp/du"
 ok "the graph is larger than 2M" test "$(cut -f1 "$tmp/du")" -gt 2048
-ok "wa-pagerank -m 2M: unlimited" \
-	wa-pagerank -q -m 2M -j 2 -U "$u/use.tsv" -b "$u/imp.vec" -o "$u/imp.tsv" "$u/g"
-ok "wa-pagerank -m 2M: under $((2 + MARGIN)) MiB" \
-	limited $((2 + MARGIN)) wa-pagerank -q -m 2M -j 2 -U "$l/use.tsv" -b "$l/imp.vec" \
-	-o "$l/imp.tsv" "$u/g"
+both_ways "wa-pagerank -m 2M" $((2 + MARGIN)) "$u" "$l" \
+	wa-pagerank -q -m 2M -j 2 -U @/use.tsv -b @/imp.vec -o @/imp.tsv "$u/g"
 same_file "$l/imp.tsv" "$u/imp.tsv" "wa-pagerank: the same importance"
 same_file "$l/use.tsv" "$u/use.tsv" "wa-pagerank: the same usefulness"
 same_file "$l/imp.vec" "$u/imp.vec" "wa-pagerank: the same vector"
 # Eight threads: their stacks, 1 MiB each, fit the margin too.  Another
 # -j sums in another order: the run to compare with has -j 8 as well.
-ok "wa-pagerank -m 2M -j 8: unlimited" wa-pagerank -q -m 2M -j 8 -o "$u/imp8.tsv" "$u/g"
-ok "wa-pagerank -m 2M -j 8: under $((2 + MARGIN)) MiB" \
-	limited $((2 + MARGIN)) wa-pagerank -q -m 2M -j 8 -o "$l/imp8.tsv" "$u/g"
+both_ways "wa-pagerank -m 2M -j 8" $((2 + MARGIN)) "$u" "$l" \
+	wa-pagerank -q -m 2M -j 8 -o @/imp8.tsv "$u/g"
 same_file "$l/imp8.tsv" "$u/imp8.tsv" "wa-pagerank -j 8: the same importance"
-ok "wa-invrank -m 2M: unlimited" \
-	wa-invrank -q -m 2M -j 2 -I "$u/imp.tsv" -b "$u/inv.vec" -o "$u/inv.tsv" "$u/g"
-ok "wa-invrank -m 2M: under $((2 + MARGIN)) MiB" \
-	limited $((2 + MARGIN)) wa-invrank -q -m 2M -j 2 -I "$u/imp.tsv" -b "$l/inv.vec" \
-	-o "$l/inv.tsv" "$u/g"
+both_ways "wa-invrank -m 2M" $((2 + MARGIN)) "$u" "$l" \
+	wa-invrank -q -m 2M -j 2 -I "$u/imp.tsv" -b @/inv.vec -o @/inv.tsv "$u/g"
 same_file "$l/inv.tsv" "$u/inv.tsv" "wa-invrank: the same usefulness"
 same_file "$l/inv.vec" "$u/inv.vec" "wa-invrank: the same vector"
 
@@ -137,17 +148,8 @@ big_rank() {
 	while [ "$1" != -- ]; do b_outs="$b_outs $1"; shift; done
 	shift
 	b_tool=$1; shift
-	b_u= b_l=
-	for b_a; do
-		case $b_a in
-		@/*) b_u="$b_u $big/u/${b_a#@/}" b_l="$b_l $big/l/${b_a#@/}" ;;
-		*) b_u="$b_u $b_a" b_l="$b_l $b_a" ;;
-		esac
-	done
-	# (the arguments have no blanks: $tmp comes from mktemp)
-	ok "$b_name -m ${BUDGET}M: unlimited" $b_tool -q -m ${BUDGET}M -j 2 $b_u "$big/g"
-	ok "$b_name -m ${BUDGET}M: under $((BUDGET + MARGIN)) MiB" \
-		limited $((BUDGET + MARGIN)) $b_tool -q -m ${BUDGET}M -j 2 $b_l "$big/g"
+	both_ways "$b_name -m ${BUDGET}M" $((BUDGET + MARGIN)) "$big/u" "$big/l" \
+		"$b_tool" -q -m ${BUDGET}M -j 2 "$@" "$big/g"
 	for b_o in $b_outs; do
 		same_file "$big/l/$b_o" "$big/u/$b_o" "  the same $b_o"
 	done
@@ -179,29 +181,23 @@ big_rank "wa-invrank --transpose" invt.tsv -- wa-invrank --iterations 3 --transp
 # wa-linkmat's dumps of the same graph: the URL table in order, the
 # per-node files and the URLs of the links by id.
 for d in dump dump-nodes; do
-	ok "wa-linkmat --$d -m ${BUDGET}M: unlimited" \
-		sh -c 'wa-linkmat -m "$1" --"$2" "$3" >"$4"' sh ${BUDGET}M $d "$big/g" "$big/u/$d"
-	ok "wa-linkmat --$d -m ${BUDGET}M: under $((BUDGET + MARGIN)) MiB" \
-		limited $((BUDGET + MARGIN)) \
-		sh -c 'wa-linkmat -m "$1" --"$2" "$3" >"$4"' sh ${BUDGET}M $d "$big/g" "$big/l/$d"
+	both_ways "wa-linkmat --$d -m ${BUDGET}M" $((BUDGET + MARGIN)) "$big/u" "$big/l" \
+		sh -c 'wa-linkmat -m "$1" --"$2" "$3" >"$4"' sh ${BUDGET}M $d "$big/g" @/$d
 	same_file "$big/l/$d" "$big/u/$d" "  the same $d"
 done
 is "$(wc -l <"$big/u/dump-nodes" | tr -d ' ')" $((1 << 21)) "  a row for every page"
 rm -rf "$big"
 
 # wa-partition: -m is its sort's; its tree of the URLs is its own.
-ok "wa-partition -m 4M: unlimited" wa-partition -q -m 4M -k 4 -o "$u/rules.tsv" "$i/links.small.tsv"
-ok "wa-partition -m 4M: under $((4 + MARGIN)) MiB" \
-	limited $((4 + MARGIN)) wa-partition -q -m 4M -k 4 -o "$l/rules.tsv" "$i/links.small.tsv"
+both_ways "wa-partition -m 4M" $((4 + MARGIN)) "$u" "$l" \
+	wa-partition -q -m 4M -k 4 -o @/rules.tsv "$i/links.small.tsv"
 same_file "$l/rules.tsv" "$u/rules.tsv" "wa-partition: the same rules"
 
 # The streaming tools, under the margin alone.
-ok "wa-url: unlimited" sh -c 'wa-url -q -a surt "$1" >"$2"' sh "$i/links.tsv" "$u/url.tsv"
-ok "wa-url: under $MARGIN MiB" \
-	limited $MARGIN sh -c 'wa-url -q -a surt "$1" >"$2"' sh "$i/links.tsv" "$l/url.tsv"
+both_ways "wa-url" $MARGIN "$u" "$l" \
+	sh -c 'wa-url -q -a surt "$1" >"$2"' sh "$i/links.tsv" @/url.tsv
 same_file "$l/url.tsv" "$u/url.tsv" "wa-url: the same rows"
-ok "wa-lambda: unlimited" wa-lambda -q -o "$u/lambda.tsv" "$i/hist.tsv"
-ok "wa-lambda: under $MARGIN MiB" limited $MARGIN wa-lambda -q -o "$l/lambda.tsv" "$i/hist.tsv"
+both_ways "wa-lambda" $MARGIN "$u" "$l" wa-lambda -q -o @/lambda.tsv "$i/hist.tsv"
 same_file "$l/lambda.tsv" "$u/lambda.tsv" "wa-lambda: the same rates"
 
 done_testing

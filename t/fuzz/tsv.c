@@ -29,37 +29,45 @@
 #include "tsv.h"
 #include "utf8.h"
 
+/* Unicode 15 table 3-7, the multi-byte rows: a lead byte in
+ * [lead_lo, lead_hi] starts a sequence of len bytes whose second byte is
+ * in [lo, hi] and whose others are in 80..BF. */
+struct utf8_sequence {
+	unsigned char lead_lo, lead_hi, len, lo, hi;
+};
+
+static const struct utf8_sequence utf8_sequences[] = {
+	{ 0xc2, 0xdf, 2, 0x80, 0xbf },
+	{ 0xe0, 0xe0, 3, 0xa0, 0xbf },
+	{ 0xe1, 0xec, 3, 0x80, 0xbf },
+	{ 0xed, 0xed, 3, 0x80, 0x9f },
+	{ 0xee, 0xef, 3, 0x80, 0xbf },
+	{ 0xf0, 0xf0, 4, 0x90, 0xbf },
+	{ 0xf1, 0xf3, 4, 0x80, 0xbf },
+	{ 0xf4, 0xf4, 4, 0x80, 0x8f },
+};
+
 /* The offset of the first byte of s[0..n) that is not part of a
  * well-formed UTF-8 sequence, or -1. */
 static long
 tsv_utf8_model(const unsigned char *s, size_t n)
 {
+	const struct utf8_sequence *end = utf8_sequences + sizeof utf8_sequences /
+	    sizeof *utf8_sequences;
 	size_t i = 0;
 	while (i < n) {
 		unsigned char c = s[i];
-		size_t len;
-		unsigned char lo = 0x80, hi = 0xbf;
 		if (c <= 0x7f) {
 			i++;
 			continue;
 		}
-		if (c >= 0xc2 && c <= 0xdf)
-			len = 2;
-		else if (c == 0xe0)
-			len = 3, lo = 0xa0;
-		else if (c == 0xed)
-			len = 3, hi = 0x9f;
-		else if (c >= 0xe1 && c <= 0xef)
-			len = 3;
-		else if (c == 0xf0)
-			len = 4, lo = 0x90;
-		else if (c == 0xf4)
-			len = 4, hi = 0x8f;
-		else if (c >= 0xf1 && c <= 0xf3)
-			len = 4;
-		else
+		const struct utf8_sequence *q = utf8_sequences;
+		while (q < end && (c < q->lead_lo || c > q->lead_hi))
+			q++;
+		if (q == end)
 			return (long)i;
-		if (i + len > n || s[i + 1] < lo || s[i + 1] > hi)
+		size_t len = q->len;
+		if (i + len > n || s[i + 1] < q->lo || s[i + 1] > q->hi)
 			return (long)i;
 		for (size_t k = 2; k < len; k++)
 			if (s[i + k] < 0x80 || s[i + k] > 0xbf)

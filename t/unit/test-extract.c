@@ -184,130 +184,141 @@ test_charsets(void)
 	ok(info.type == PAGE_HTML, "charset: ... and the page is html");
 }
 
+/* An XML document: its links, one "dst how" line each, and what
+ * extract_info says of it. */
+struct xml_case {
+	const char *what, *url, *media, *body;
+	const char *links, *about_links;
+	enum page_type type;
+	size_t outdeg;
+	const char *root, *doctype, *about_doctype;
+};
+
+static const struct xml_case xml_cases[] = {
+	{ "RSS", "http://example.com/feeds/rss.xml", "application/rss+xml",
+	  "<?xml version=\"1.0\"?>\n"
+	  "<?xml-stylesheet type=\"text/xsl\" href=\"/s.xsl?a=1&amp;b=2\"?>\n"
+	  "<rss version=\"2.0\" xmlns:atom=\"http://www.w3.org/2005/Atom\">"
+	  "<channel><title>T</title><link>http://example.com/</link>"
+	  "<atom:link rel=\"self\" href=\"rss.xml\"/>"
+	  "<item><title>i</title><link>\n  /posts/1  \n</link>"
+	  "<enclosure url=\"/media/1.mp3\" length=\"1\" type=\"audio/mpeg\"/>"
+	  "<description>&lt;a href=\"/not-a-link\"&gt;</description></item>"
+	  "<item><link><![CDATA[/posts/2?a=1&b=2]]></link>"
+	  "<guid>http://example.com/guid</guid></item>"
+	  "<item><link>/posts/item.data</link></item>"
+	  "</channel></rss>",
+	  "http://example.com/s.xsl?a=1&b=2 stylesheet+xml\n"
+	  "http://example.com/ rss\n"
+	  "http://example.com/feeds/rss.xml atom+xml\n"
+	  "http://example.com/posts/1 rss+xml\n"
+	  "http://example.com/media/1.mp3 enclosure\n"
+	  "http://example.com/posts/2?a=1&b=2 rss+xml\n"
+	  "http://example.com/posts/item.data rss+xml\n",
+	  "stylesheet, channel and item links, CDATA, atom:link, "
+	  "enclosure; an unknown suffix or none on an XML page is a suspect",
+	  PAGE_XML, 7, "rss", "", "no DTD, no namespace" },
+	{ "Atom", "http://example.com/atom", "application/atom+xml",
+	  "<feed xmlns=\"http://www.w3.org/2005/Atom\" xml:base=\"http://example.com/blog/\">"
+	  "<link href=\"/\"/><entry><link href=\"e1\"/>"
+	  "<link rel=\"enclosure\" href=\"e1.ogg\"/>"
+	  "<link rel=\"alternate\" href=\"e1\"/></entry>"
+	  "<entry xml:base=\"sub/\"><link href=\"e2\"/></entry>"
+	  "<entry><link href=\"e3\"/></entry></feed>",
+	  "http://example.com/ atom\n"
+	  "http://example.com/blog/e1 atom+xml\n"
+	  "http://example.com/blog/e1.ogg enclosure\n"
+	  "http://example.com/blog/sub/e2 atom+xml\n"
+	  "http://example.com/blog/e3 atom+xml\n",
+	  "link href, rel enclosure, xml:base for its subtree only",
+	  PAGE_XML, 5, "feed", "http://www.w3.org/2005/Atom", "namespace as doctype" },
+	{ "sitemap", "http://example.com/sitemap.xml", "text/xml",
+	  "<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">"
+	  "<url><loc>http://example.com/a</loc><lastmod>2020</lastmod></url>"
+	  "<url><loc>http://example.com/b.html</loc></url></urlset>",
+	  "http://example.com/a sitemap+xml\nhttp://example.com/b.html sitemap\n",
+	  "loc",
+	  PAGE_SITEMAP, 2, "urlset", "http://www.sitemaps.org/schemas/sitemap/0.9", "namespace as doctype" },
+	{ "sitemap index", "http://example.com/sitemap_index.xml", "application/xml",
+	  "<sitemapindex xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">"
+	  "<sitemap><loc>http://example.com/s1.xml</loc></sitemap>"
+	  "<sitemap><loc>/s2.xml.gz</loc></sitemap></sitemapindex>",
+	  "http://example.com/s1.xml sitemap+xml\nhttp://example.com/s2.xml.gz sitemap\n",
+	  "loc (.gz is a known suffix)",
+	  PAGE_SITEMAP, 2, "sitemapindex", "http://www.sitemaps.org/schemas/sitemap/0.9",
+	  "namespace as doctype" },
+	{ "XML", "http://example.com/x/doc.xml", "application/xml",
+	  "<?xml version=\"1.0\"?>\n"
+	  "<!DOCTYPE book SYSTEM \"../dtd/book.dtd\" [ <!ENTITY e \"http://example.com/ent\"> ]>\n"
+	  "<book xmlns:xlink=\"http://www.w3.org/1999/xlink\"\n"
+	  " xmlns:xi=\"http://www.w3.org/2001/XInclude\"\n"
+	  " xmlns:xsi=\"http://www.w3.org/2001/XMLSchema-instance\"\n"
+	  " xsi:schemaLocation=\"urn:a a.xsd\n urn:b  http://example.com/b.xsd\">"
+	  "<chapter xlink:type=\"simple\" xlink:href=\"ch1.xml\"/>"
+	  "<ref xlink:href=\"&e;\"/><ref xlink:href=\"q?a=1&amp;b=&#233;&#x26;c\"/>"
+	  "<xi:include href=\"part.xml\" parse=\"xml\"/>"
+	  "<data xsi:noNamespaceSchemaLocation=\" nons.xsd \"/>"
+	  "<chapter xml:base=\"http://other.example/d/\" xlink:href=\"ch2\"/>"
+	  "<chapter xlink:href=\"ch3.weird\"/>"
+	  "<link>/rss-only</link><loc>/sitemap-only</loc>"
+	  "<enclosure url=\"/rss-enclosure-only\"/></book>",
+	  "http://example.com/dtd/book.dtd doctype+xml\n"
+	  "http://example.com/x/a.xsd schema+xml\n"
+	  "http://example.com/b.xsd schema+xml\n"
+	  "http://example.com/x/ch1.xml xlink+xml\n"
+	  "http://example.com/ent xlink+xml\n"
+	  "http://example.com/x/q?a=1&b=%C3%A9&c xlink+xml\n"
+	  "http://example.com/x/part.xml xinclude+xml\n"
+	  "http://example.com/x/nons.xsd schema+xml\n"
+	  "http://other.example/d/ch2 xlink+xml\n"
+	  "http://example.com/x/ch3.weird xlink+xml\n",
+	  "DOCTYPE, schemaLocation pairs, xlink (with an internal "
+	  "entity), XInclude, noNamespaceSchemaLocation, xml:base; RSS and "
+	  "sitemap forms only in their documents",
+	  PAGE_XML, 10, "book", "http://example.com/dtd/book.dtd", "DTD as doctype" },
+	{ "XHTML", "http://example.com/x.xhtml", "application/xhtml+xml",
+	  "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+	  "<!DOCTYPE html PUBLIC \"-//W3C//DTD XHTML 1.0 Strict//EN\" "
+	  "\"http://www.w3.org/TR/xhtml1/DTD/xhtml1-strict.dtd\">\n"
+	  "<html xmlns=\"http://www.w3.org/1999/xhtml\"><head>"
+	  "<link rel=\"stylesheet\" href=\"s.css\"/>"
+	  "<base href=\"http://example.com/b/\"/></head><body>"
+	  "<p><a id=\"1\" class=\"c\" title=\"t\" lang=\"en\" dir=\"ltr\" rel=\"x\" "
+	  "rev=\"y\" type=\"text/html\" name=\"n\" tabindex=\"1\" accesskey=\"k\" "
+	  "shape=\"rect\" coords=\"0\" charset=\"utf-8\" hreflang=\"en\" "
+	  "style=\"s\" onclick=\"f()\" href=\"p.html\">p</a><img src=\"i.png\"/></p>"
+	  "<form action=\"f\" method=\"post\"/><form action=\"g\"/>"
+	  "<svg:svg xmlns:svg=\"http://www.w3.org/2000/svg\" xmlns:xlink=\"http://www.w3.org/1999/xlink\">"
+	  "<svg:a xlink:href=\"svg-target.html\"/></svg:svg>"
+	  "</body></html>",
+	  "http://www.w3.org/TR/xhtml1/DTD/xhtml1-strict.dtd doctype+xml\n"
+	  "http://example.com/s.css link\n"
+	  "http://example.com/b/p.html a\n"
+	  "http://example.com/b/g form+xml\n"
+	  "http://example.com/b/svg-target.html xlink\n",
+	  "the HTML forms in the XHTML namespace (an href after 17 other attributes), base, DOCTYPE, xlink in SVG",
+	  PAGE_XML, 5, "html", "http://www.w3.org/TR/xhtml1/DTD/xhtml1-strict.dtd", "doctype" },
+	{ "RSS 1.0", "http://example.com/rdf", "application/rdf+xml",
+	  "<rdf:RDF xmlns:rdf=\"http://www.w3.org/1999/02/22-rdf-syntax-ns#\" "
+	  "xmlns=\"http://purl.org/rss/1.0/\"><channel><link>http://example.com/c</link>"
+	  "</channel></rdf:RDF>",
+	  "http://example.com/c rss+xml\n", "link",
+	  PAGE_XML, 1, "rdf:RDF", "http://www.w3.org/1999/02/22-rdf-syntax-ns#", "the root's namespace" },
+};
+
 static void
 test_xml(void)
 {
-	struct extract_info info;
-	is_str(run("http://example.com/feeds/rss.xml", "application/rss+xml", NULL,
-	    "<?xml version=\"1.0\"?>\n"
-	    "<?xml-stylesheet type=\"text/xsl\" href=\"/s.xsl?a=1&amp;b=2\"?>\n"
-	    "<rss version=\"2.0\" xmlns:atom=\"http://www.w3.org/2005/Atom\">"
-	    "<channel><title>T</title><link>http://example.com/</link>"
-	    "<atom:link rel=\"self\" href=\"rss.xml\"/>"
-	    "<item><title>i</title><link>\n  /posts/1  \n</link>"
-	    "<enclosure url=\"/media/1.mp3\" length=\"1\" type=\"audio/mpeg\"/>"
-	    "<description>&lt;a href=\"/not-a-link\"&gt;</description></item>"
-	    "<item><link><![CDATA[/posts/2?a=1&b=2]]></link>"
-	    "<guid>http://example.com/guid</guid></item>"
-	    "<item><link>/posts/item.data</link></item>"
-	    "</channel></rss>", 0, &info),
-	    "http://example.com/s.xsl?a=1&b=2 stylesheet+xml\n"
-	    "http://example.com/ rss\n"
-	    "http://example.com/feeds/rss.xml atom+xml\n"
-	    "http://example.com/posts/1 rss+xml\n"
-	    "http://example.com/media/1.mp3 enclosure\n"
-	    "http://example.com/posts/2?a=1&b=2 rss+xml\n"
-	    "http://example.com/posts/item.data rss+xml\n",
-	    "RSS: stylesheet, channel and item links, CDATA, atom:link, "
-	    "enclosure; an unknown suffix or none on an XML page is a suspect");
-	ok(info.type == PAGE_XML && info.outdeg == 7, "RSS: type xml, out-degree 7");
-	is_str(info.root, "rss", "RSS: root element");
-	is_str(info.doctype, "", "RSS: no DTD, no namespace");
-
-	is_str(run("http://example.com/atom", "application/atom+xml", NULL,
-	    "<feed xmlns=\"http://www.w3.org/2005/Atom\" xml:base=\"http://example.com/blog/\">"
-	    "<link href=\"/\"/><entry><link href=\"e1\"/>"
-	    "<link rel=\"enclosure\" href=\"e1.ogg\"/>"
-	    "<link rel=\"alternate\" href=\"e1\"/></entry>"
-	    "<entry xml:base=\"sub/\"><link href=\"e2\"/></entry>"
-	    "<entry><link href=\"e3\"/></entry></feed>", 0, &info),
-	    "http://example.com/ atom\n"
-	    "http://example.com/blog/e1 atom+xml\n"
-	    "http://example.com/blog/e1.ogg enclosure\n"
-	    "http://example.com/blog/sub/e2 atom+xml\n"
-	    "http://example.com/blog/e3 atom+xml\n",
-	    "Atom: link href, rel enclosure, xml:base for its subtree only");
-	is_str(info.root, "feed", "Atom: root element");
-	is_str(info.doctype, "http://www.w3.org/2005/Atom", "Atom: namespace as doctype");
-
-	is_str(run("http://example.com/sitemap.xml", "text/xml", NULL,
-	    "<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">"
-	    "<url><loc>http://example.com/a</loc><lastmod>2020</lastmod></url>"
-	    "<url><loc>http://example.com/b.html</loc></url></urlset>", 0, &info),
-	    "http://example.com/a sitemap+xml\nhttp://example.com/b.html sitemap\n",
-	    "sitemap: loc");
-	is_str(links("http://example.com/sitemap_index.xml", "application/xml",
-	    "<sitemapindex xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">"
-	    "<sitemap><loc>http://example.com/s1.xml</loc></sitemap>"
-	    "<sitemap><loc>/s2.xml.gz</loc></sitemap></sitemapindex>"),
-	    "http://example.com/s1.xml sitemap+xml\nhttp://example.com/s2.xml.gz sitemap\n",
-	    "sitemap index: loc (.gz is a known suffix)");
-
-	is_str(run("http://example.com/x/doc.xml", "application/xml", NULL,
-	    "<?xml version=\"1.0\"?>\n"
-	    "<!DOCTYPE book SYSTEM \"../dtd/book.dtd\" [ <!ENTITY e \"http://example.com/ent\"> ]>\n"
-	    "<book xmlns:xlink=\"http://www.w3.org/1999/xlink\"\n"
-	    " xmlns:xi=\"http://www.w3.org/2001/XInclude\"\n"
-	    " xmlns:xsi=\"http://www.w3.org/2001/XMLSchema-instance\"\n"
-	    " xsi:schemaLocation=\"urn:a a.xsd\n urn:b  http://example.com/b.xsd\">"
-	    "<chapter xlink:type=\"simple\" xlink:href=\"ch1.xml\"/>"
-	    "<ref xlink:href=\"&e;\"/><ref xlink:href=\"q?a=1&amp;b=&#233;&#x26;c\"/>"
-	    "<xi:include href=\"part.xml\" parse=\"xml\"/>"
-	    "<data xsi:noNamespaceSchemaLocation=\" nons.xsd \"/>"
-	    "<chapter xml:base=\"http://other.example/d/\" xlink:href=\"ch2\"/>"
-	    "<chapter xlink:href=\"ch3.weird\"/>"
-	    "<link>/rss-only</link><loc>/sitemap-only</loc>"
-	    "<enclosure url=\"/rss-enclosure-only\"/></book>", 0, &info),
-	    "http://example.com/dtd/book.dtd doctype+xml\n"
-	    "http://example.com/x/a.xsd schema+xml\n"
-	    "http://example.com/b.xsd schema+xml\n"
-	    "http://example.com/x/ch1.xml xlink+xml\n"
-	    "http://example.com/ent xlink+xml\n"
-	    "http://example.com/x/q?a=1&b=%C3%A9&c xlink+xml\n"
-	    "http://example.com/x/part.xml xinclude+xml\n"
-	    "http://example.com/x/nons.xsd schema+xml\n"
-	    "http://other.example/d/ch2 xlink+xml\n"
-	    "http://example.com/x/ch3.weird xlink+xml\n",
-	    "XML: DOCTYPE, schemaLocation pairs, xlink (with an internal "
-	    "entity), XInclude, noNamespaceSchemaLocation, xml:base; RSS and "
-	    "sitemap forms only in their documents");
-	is_str(info.root, "book", "XML: root element");
-	is_str(info.doctype, "http://example.com/dtd/book.dtd", "XML: DTD as doctype");
-
-	is_str(run("http://example.com/x.xhtml", "application/xhtml+xml", NULL,
-	    "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-	    "<!DOCTYPE html PUBLIC \"-//W3C//DTD XHTML 1.0 Strict//EN\" "
-	    "\"http://www.w3.org/TR/xhtml1/DTD/xhtml1-strict.dtd\">\n"
-	    "<html xmlns=\"http://www.w3.org/1999/xhtml\"><head>"
-	    "<link rel=\"stylesheet\" href=\"s.css\"/>"
-	    "<base href=\"http://example.com/b/\"/></head><body>"
-	    "<p><a id=\"1\" class=\"c\" title=\"t\" lang=\"en\" dir=\"ltr\" rel=\"x\" "
-	    "rev=\"y\" type=\"text/html\" name=\"n\" tabindex=\"1\" accesskey=\"k\" "
-	    "shape=\"rect\" coords=\"0\" charset=\"utf-8\" hreflang=\"en\" "
-	    "style=\"s\" onclick=\"f()\" href=\"p.html\">p</a><img src=\"i.png\"/></p>"
-	    "<form action=\"f\" method=\"post\"/><form action=\"g\"/>"
-	    "<svg:svg xmlns:svg=\"http://www.w3.org/2000/svg\" xmlns:xlink=\"http://www.w3.org/1999/xlink\">"
-	    "<svg:a xlink:href=\"svg-target.html\"/></svg:svg>"
-	    "</body></html>", 0, &info),
-	    "http://www.w3.org/TR/xhtml1/DTD/xhtml1-strict.dtd doctype+xml\n"
-	    "http://example.com/s.css link\n"
-	    "http://example.com/b/p.html a\n"
-	    "http://example.com/b/g form+xml\n"
-	    "http://example.com/b/svg-target.html xlink\n",
-	    "XHTML: the HTML forms in the XHTML namespace (an href after 17 other attributes), base, DOCTYPE, xlink in SVG");
-	ok(info.type == PAGE_XML, "XHTML: type xml");
-	is_str(info.root, "html", "XHTML: root");
-	is_str(info.doctype, "http://www.w3.org/TR/xhtml1/DTD/xhtml1-strict.dtd",
-	    "XHTML: doctype");
-
-	is_str(run("http://example.com/rdf", "application/rdf+xml", NULL,
-	    "<rdf:RDF xmlns:rdf=\"http://www.w3.org/1999/02/22-rdf-syntax-ns#\" "
-	    "xmlns=\"http://purl.org/rss/1.0/\"><channel><link>http://example.com/c</link>"
-	    "</channel></rdf:RDF>", 0, &info),
-	    "http://example.com/c rss+xml\n", "RSS 1.0: link");
-	is_str(info.root, "rdf:RDF", "RSS 1.0: root element as written");
-	is_str(info.doctype, "http://www.w3.org/1999/02/22-rdf-syntax-ns#",
-	    "RSS 1.0: the root's namespace");
+	for (size_t i = 0; i < sizeof xml_cases / sizeof *xml_cases; i++) {
+		const struct xml_case *c = &xml_cases[i];
+		struct extract_info info;
+		is_str(run(c->url, c->media, NULL, c->body, 0, &info), c->links, "%s: %s",
+		    c->what, c->about_links);
+		ok(info.type == c->type && info.outdeg == c->outdeg, "%s: type %s, out-degree %zu",
+		    c->what, page_type_names[c->type], c->outdeg);
+		is_str(info.root, c->root, "%s: root element, as written", c->what);
+		is_str(info.doctype, c->doctype, "%s: %s", c->what, c->about_doctype);
+	}
 }
 
 static void

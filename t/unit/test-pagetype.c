@@ -50,6 +50,17 @@ test_suspects(void)
 		    cases[i].from_xml ? " on an XML page" : "", cases[i].want ? "yes" : "no");
 }
 
+/* Checks that holds(s) for each of yes[] and for none of no[]. */
+static void
+check_split(bool (*holds)(const char *), const char *const *yes, size_t nyes,
+    const char *yes_says, const char *const *no, size_t nno, const char *no_says)
+{
+	for (size_t i = 0; i < nyes; i++)
+		ok(holds(yes[i]), "'%s' %s", yes[i], yes_says);
+	for (size_t i = 0; i < nno; i++)
+		ok(!holds(no[i]), "'%s' %s", no[i], no_says);
+}
+
 static void
 test_not_documents(void)
 {
@@ -60,10 +71,8 @@ test_not_documents(void)
 	static const char *const no[] = { "http://e/", "http://e/a.html", "http://e/a",
 		"http://e/feed.xml", "http://e/dir/", "http://e/p.php?f=a.png",
 		"http://e/a.png/", "http://e/.png", "http://e/x.unknown" };
-	for (size_t i = 0; i < sizeof yes / sizeof *yes; i++)
-		ok(page_not_document(yes[i]), "%s is no document", yes[i]);
-	for (size_t i = 0; i < sizeof no / sizeof *no; i++)
-		ok(!page_not_document(no[i]), "%s may be a document", no[i]);
+	check_split(page_not_document, yes, sizeof yes / sizeof *yes, "is no document", no,
+	    sizeof no / sizeof *no, "may be a document");
 }
 
 static void
@@ -75,10 +84,8 @@ test_media(void)
 	static const char *const no[] = { "image/svg+xml", "image/png", "text/css",
 		"application/javascript", "application/pdf", "text/plain", "",
 		"application/octet-stream", "xml" };
-	for (size_t i = 0; i < sizeof yes / sizeof *yes; i++)
-		ok(page_media_document(yes[i]), "%s is a document's", yes[i]);
-	for (size_t i = 0; i < sizeof no / sizeof *no; i++)
-		ok(!page_media_document(no[i]), "'%s' is no document's", no[i]);
+	check_split(page_media_document, yes, sizeof yes / sizeof *yes, "is a document's", no,
+	    sizeof no / sizeof *no, "is no document's");
 }
 
 static void

@@ -354,10 +354,10 @@ static const struct verdict_case verdicts[] = {
 };
 
 static void
-check_verdicts(void)
+check_verdicts(const struct verdict_case *cases, size_t n)
 {
-	for (size_t i = 0; i < sizeof verdicts / sizeof verdicts[0]; i++) {
-		const struct verdict_case *c = &verdicts[i];
+	for (size_t i = 0; i < n; i++) {
+		const struct verdict_case *c = &cases[i];
 		struct robots *r = parse(c->body, c->agent);
 		bool got = robots_allowed(r, c->path);
 		ok(got == c->allowed, "%s: %s %s for %s", c->what, c->path,
@@ -825,11 +825,7 @@ delay_of(const char *body, const char *agent)
 static void
 check_rfc_rules(void)
 {
-	static const struct {
-		const char *body, *agent, *path;
-		bool allowed;
-		const char *what;
-	} cases[] = {
+	static const struct verdict_case cases[] = {
 		/* sec. 2.2.3: "%2A" and "%24" match '*' and '$' verbatim */
 		{ "User-agent: *\nDisallow: /path/file-with-a-%2A.html\n", "wa-fetch",
 		  "/path/file-with-a-*.html", false, "sec. 2.2.3: %2A matches '*'" },
@@ -890,10 +886,7 @@ check_rfc_rules(void)
 		  "Disallow: /example/page/disallowed.gif\n", "foobot",
 		  "/example/page/disallowed.gif", false, "sec. 5.2: the longest match" },
 	};
-	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
-		ok(allowed(cases[i].body, cases[i].agent, cases[i].path) == cases[i].allowed,
-		    "%s: %s %s", cases[i].what, cases[i].path,
-		    cases[i].allowed ? "allowed" : "disallowed");
+	check_verdicts(cases, sizeof cases / sizeof *cases);
 }
 
 static void
@@ -927,7 +920,7 @@ int
 main(void)
 {
 	check_agent_token();
-	check_verdicts();
+	check_verdicts(verdicts, sizeof verdicts / sizeof *verdicts);
 	check_line_ends();
 	check_bom();
 	check_size_limit();

@@ -750,50 +750,48 @@ test_damage(void)
 	snprintf(off1, sizeof off1, "offset %zu: ", r1.len);
 
 #define RESET(x) ((x).len = 0)
-	RESET(b); add(&b, r1.p, r1.len); adds(&b, "garbage line\r\nmore\r\n"); add(&b, r2.p, r2.len);
-	check_damaged("garbage between records", &b, "response request", 1,
-	    "%snot a WARC record", off1);
-
-	RESET(b); add(&b, r1.p, r1.len); add_record(&b, "bad", "12x", "123456789012", 12);
-	add(&b, r2.p, r2.len);
-	check_damaged("Content-Length not a number", &b, "response request", 1,
-	    "%sbad Content-Length \"12x\"", off1);
-
-	RESET(b); add(&b, r1.p, r1.len); add_record(&b, "bad", "25", "0123456789", 10);
-	add(&b, r2.p, r2.len); add(&b, r3.p, r3.len);
-	check_damaged("Content-Length too large", &b, "response request resource", 1,
-	    "%sno CRLF CRLF after the 25 bytes", off1);
-
-	RESET(b); add(&b, r1.p, r1.len); add_record(&b, "bad", "5", "0123456789", 10);
-	add(&b, r2.p, r2.len);
-	check_damaged("Content-Length too small", &b, "response request", 1,
-	    "%sno CRLF CRLF after the 5 bytes", off1);
-
-	RESET(b); add(&b, r1.p, r1.len); add_record(&b, "bad", "99999999999999", "x", 1);
-	add(&b, r2.p, r2.len);
-	check_damaged("huge Content-Length", &b, "response request", 1,
-	    "%sContent-Length 99999999999999 is over the limit", off1);
-
-	RESET(b); add(&b, r1.p, r1.len); add_record(&b, "bad", "123456789012345678901", "x", 1);
-	add(&b, r2.p, r2.len);
-	check_damaged("Content-Length of 21 digits", &b, "response request", 1,
-	    "%sbad Content-Length", off1);
-
-	RESET(b); add(&b, r1.p, r1.len);
-	adds(&b, "WARC/1.1\r\nWARC-Type: bad\r\n\r\nabc\r\n\r\n"); add(&b, r2.p, r2.len);
-	check_damaged("no Content-Length", &b, "response request", 1,
-	    "%sno Content-Length", off1);
-
-	RESET(b); add(&b, r1.p, r1.len);
-	adds(&b, "WARC/x\r\nContent-Length: 0\r\n\r\n\r\n\r\n"); add(&b, r2.p, r2.len);
-	check_damaged("bad version line", &b, "response request", 1,
-	    "%sheader line 1: bad version line", off1);
-
-	RESET(b); add(&b, r1.p, r1.len);
-	adds(&b, "WARC/1.1\r\nWARC-Type: bad\r\nno colon here\r\nContent-Length: 0\r\n\r\n\r\n\r\n");
-	add(&b, r2.p, r2.len);
-	check_damaged("header line without a colon", &b, "response request", 1,
-	    "%sheader line 3: header line without a field name", off1);
+	/* A damaged record after r1, then r2 (and r3): the reader goes on. */
+	static const struct {
+		const char *what;
+		const char *raw;	/* the damaged record as is; NULL: one of */
+		const char *content_length, *block;	/* these, typed "bad" */
+		size_t block_len, records_after;
+		const char *want_types, *want_msg;
+	} bad_records[] = {
+		{ "garbage between records", "garbage line\r\nmore\r\n", NULL, NULL, 0, 1,
+		  "response request", "not a WARC record" },
+		{ "Content-Length not a number", NULL, "12x", "123456789012", 12, 1,
+		  "response request", "bad Content-Length \"12x\"" },
+		{ "Content-Length too large", NULL, "25", "0123456789", 10, 2,
+		  "response request resource", "no CRLF CRLF after the 25 bytes" },
+		{ "Content-Length too small", NULL, "5", "0123456789", 10, 1,
+		  "response request", "no CRLF CRLF after the 5 bytes" },
+		{ "huge Content-Length", NULL, "99999999999999", "x", 1, 1,
+		  "response request", "Content-Length 99999999999999 is over the limit" },
+		{ "Content-Length of 21 digits", NULL, "123456789012345678901", "x", 1, 1,
+		  "response request", "bad Content-Length" },
+		{ "no Content-Length", "WARC/1.1\r\nWARC-Type: bad\r\n\r\nabc\r\n\r\n", NULL,
+		  NULL, 0, 1, "response request", "no Content-Length" },
+		{ "bad version line", "WARC/x\r\nContent-Length: 0\r\n\r\n\r\n\r\n", NULL, NULL,
+		  0, 1, "response request", "header line 1: bad version line" },
+		{ "header line without a colon", "WARC/1.1\r\nWARC-Type: bad\r\nno colon here\r\n"
+		  "Content-Length: 0\r\n\r\n\r\n\r\n", NULL, NULL, 0, 1, "response request",
+		  "header line 3: header line without a field name" },
+	};
+	const struct bytes *after[] = { &r2, &r3 };
+	for (size_t i = 0; i < sizeof bad_records / sizeof *bad_records; i++) {
+		RESET(b);
+		add(&b, r1.p, r1.len);
+		if (bad_records[i].raw)
+			adds(&b, bad_records[i].raw);
+		else
+			add_record(&b, "bad", bad_records[i].content_length, bad_records[i].block,
+			    bad_records[i].block_len);
+		for (size_t k = 0; k < bad_records[i].records_after; k++)
+			add(&b, after[k]->p, after[k]->len);
+		check_damaged(bad_records[i].what, &b, bad_records[i].want_types, 1, "%s%s", off1,
+		    bad_records[i].want_msg);
+	}
 
 	RESET(b); add(&b, r1.p, r1.len); add(&b, r2.p, r2.len / 2);
 	check_damaged("truncated record", &b, "response", 1,
