@@ -12,6 +12,7 @@
 #include <libxml/parserInternals.h>
 
 #include "extractpriv.h"
+#include "linkstream.h"
 #include "msg.h"
 #include "strmap.h"
 #include "url.h"
@@ -94,7 +95,7 @@ ex_give(struct extract *ex, const char *base, const char *ref, const char *how)
 	if (!added)
 		return;
 	if (page_xml_suspect(dst, ex->xml_page)) {
-		snprintf(how_xml, sizeof how_xml, "%s+xml", how);
+		snprintf(how_xml, sizeof how_xml, "%s" LINKS_XML_SUFFIX, how);
 		how = how_xml;
 	}
 	if (ex->in_document) {

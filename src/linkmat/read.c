@@ -7,14 +7,13 @@
  * that nothing depends on -j.  A row the TSV reader itself rejects (a
  * missing column) is reported at once, before the rows of pending batches:
  * the messages name their lines but may come out of order. */
-#include <stdarg.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "linkmat.h"
-#include "tsv.h"
+#include "linkstream.h"
 #include "wa.h"
 #include "workdir.h"
 
@@ -123,21 +122,6 @@ batch_free(void *job)
 	free(bt->canon);
 }
 
-/* Rejects row r of a batch, naming its own line. */
-static void __attribute__((format(printf, 3, 4)))
-reject_row(struct batch *bt, const struct row *r, const char *fmt, ...)
-{
-	char msg[512];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
-	va_end(ap);
-	uint64_t line = bt->t->line;
-	bt->t->line = r->line;
-	tsv_reject(bt->t, "%s", msg);
-	bt->t->line = line;
-}
-
 /* The canonical rows of a batch, in input order, to the sorts; run by the
  * pool on the main thread. */
 static void
@@ -145,19 +129,23 @@ emit_batch(void *arg, void *job)
 {
 	struct linkmat *lm = arg;
 	struct batch *bt = job;
+	/* The messages name each row's own line. */
+	uint64_t line = bt->t->line;
 	for (size_t i = 0; i < bt->n; i++) {
 		const struct row *r = &bt->rows[i];
 		progress_set(&lm->pg, ++lm->rows);
+		bt->t->line = r->line;
 		if (r->why) {
-			reject_row(bt, r, "%s: %s: %.200s", bt->pages ? "URL" : r->bad ?
-			    "destination" : "source", r->why, bt->raw + r->raw[r->bad]);
+			if (bt->pages)
+				pages_reject_url(bt->t, r->why, bt->raw + r->raw[0]);
+			else
+				links_reject_url(bt->t, r->bad, r->why, bt->raw + r->raw[r->bad]);
 			continue;
 		}
 		const char *src = bt->canon + r->canon[0];
 		if (bt->pages) {
 			if (r->type < 0) {
-				reject_row(bt, r, "unknown page type '%.40s' (html, xml, dtd, other,"
-				    " error, dead, robots, sitemap, noindex or -)", bt->raw + r->raw[1]);
+				pages_reject_type(bt->t, bt->raw + r->raw[1]);
 				continue;
 			}
 			emit_node(lm, src, r->len[0], r->hash[0], (char)(EV_PAGE + r->type));
@@ -181,6 +169,7 @@ emit_batch(void *arg, void *job)
 		extsort_add(lm->by_src, rec);
 		lm->link_rows++;
 	}
+	bt->t->line = line;
 	bt->n = 0;
 	bt->raw_len = 0;
 }
@@ -194,33 +183,25 @@ next_batch(struct linkmat *lm, struct tsv *t, bool pages)
 	return bt;
 }
 
-static bool
-ends_with(const char *s, const char *suffix)
-{
-	size_t n = strlen(s), k = strlen(suffix);
-	return n >= k && memcmp(s + n - k, suffix, k) == 0;
-}
-
 static void
 read_input(struct linkmat *lm, const char *path, bool pages)
 {
-	struct tsv *t = tsv_open(path, 2, 0, 0);
-	tsv_check_url(t, 0);
-	if (!pages)
-		tsv_check_url(t, 1);
+	struct tsv *t = pages ? pages_open(path) : links_open(path, 0);
 	struct batch *bt = next_batch(lm, t, pages);
 	while (tsv_next(t)) {
 		struct row *r = &bt->rows[bt->n++];
 		r->line = t->line;
-		r->raw[0] = batch_raw(bt, t->col[0]);
-		r->raw[1] = batch_raw(bt, t->col[1]);
 		if (pages) {
-			r->type = (int8_t)page_type_parse(t->col[1]);
-			if (r->type == PAGE_XML_SUSPECT)
-				r->type = -1;
+			r->raw[0] = batch_raw(bt, t->col[PAGES_URL]);
+			r->raw[1] = batch_raw(bt, t->col[PAGES_TYPE]);
+			r->type = (int8_t)pages_type(t->col[PAGES_TYPE]);
 		} else {
-			r->xml = t->ncol > 2 && ends_with(t->col[2], "+xml");
-			r->hint = t->ncol > 2 && strncmp(t->col[2], "sitemap", 7) == 0;
+			struct link_row link;
+			links_row(t, &link);
+			r->raw[0] = batch_raw(bt, link.src);
+			r->raw[1] = batch_raw(bt, link.dst);
+			r->xml = link.xml_target;
+			r->hint = link.hint;
 		}
 		if (bt->n == BATCH_ROWS) {
 			wa_pool_submit(&lm->pool);

@@ -7,31 +7,42 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "linkstream.h"
 #include "partition.h"
 #include "sorter.h"
+
+/* The SURT key of a URL that must be canonical already; false if it is
+ * not (the row is rejected). */
+static bool
+canonical_key(struct tsv *t, const char *url, char key[URL_BUFSIZE])
+{
+	if (url_surt(url, key))
+		return true;
+	tsv_reject(t, "not a canonical URL: %.200s", url);
+	return false;
+}
 
 static void
 read_links(struct partition *p, const char *path, struct sorter *so)
 {
 	char src[URL_BUFSIZE], dst[URL_BUFSIZE];
-	struct tsv *t = tsv_open(path, p->urls_only ? 1 : 2, 0, 0);
+	struct tsv *t = tsv_open(path, p->urls_only ? 1 : LINKS_MIN_COLUMNS, 0, 0);
 	while (tsv_next(t)) {
-		if (!url_surt(t->col[0], src)) {
-			tsv_reject(t, "not a canonical URL: %.200s", t->col[0]);
+		/* The URL of a URL list stands where a link's source does. */
+		struct link_row link = { .src = t->col[LINKS_SRC] };
+		if (!p->urls_only)
+			links_row(t, &link);
+		if (!canonical_key(t, link.src, src) ||
+		    (!p->urls_only && !canonical_key(t, link.dst, dst)))
 			continue;
-		}
-		if (!p->urls_only && !url_surt(t->col[1], dst)) {
-			tsv_reject(t, "not a canonical URL: %.200s", t->col[1]);
-			continue;
-		}
 		/* Links come grouped by source: one of each group is enough. */
-		if (strcmp(t->col[0], p->last_src) != 0) {
-			if (fprintf(so->in, "%s\n", t->col[0]) < 0)
+		if (strcmp(link.src, p->last_src) != 0) {
+			if (fprintf(so->in, "%s\n", link.src) < 0)
 				sorter_close_input(so);
-			strcpy(p->last_src, t->col[0]);
+			strcpy(p->last_src, link.src);
 		}
 		if (!p->urls_only) {
-			if (fprintf(so->in, "%s\n", t->col[1]) < 0)
+			if (fprintf(so->in, "%s\n", link.dst) < 0)
 				sorter_close_input(so);
 			if (fprintf(p->link_file, "%s\t%s\n", src, dst) < 0)
 				wa_die_errno("temporary link file");

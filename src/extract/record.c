@@ -1,0 +1,302 @@
+/* A response or resource record of a WARC file to the links of its page
+ * and its row of the pages stream (extract-run.h; the extraction is in
+ * extract.h, HTTP in httpresp.h). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <openssl/evp.h>
+
+#include "extract-run.h"
+#include "httpresp.h"
+#include "linkstream.h"
+#include "url.h"
+#include "wa.h"
+
+const char *const skipped_types[NSKIPPED] = {
+	"warcinfo", "request", "metadata", "revisit", "conversion",
+	"continuation", "other",
+};
+
+void
+run_put_link(void *arg, const char *src, const char *dst, const char *how)
+{
+	struct extract_run *run = arg;
+	links_write(stdout, src, dst, how);
+	run->nlinks++;
+}
+
+/* WARC-Date, "2026-11-22T01:05:30Z" with perhaps a fraction of a second
+ * (WARC 1.1 sec. 5.4), as Unix seconds; false if it is none. */
+static bool
+warc_date(const char *s, int64_t *t)
+{
+	char buf[32];
+	size_t n = strlen(s);
+	if (n < 20 || n >= sizeof buf || s[n - 1] != 'Z')
+		return false;
+	memcpy(buf, s, 19);
+	if (s[19] == '.') {
+		size_t digits = strspn(s + 20, "0123456789");
+		if (!digits || 20 + digits != n - 1)
+			return false;
+	} else if (n != 20) {
+		return false;
+	}
+	strcpy(buf + 19, "Z");
+	return parse_time(buf, t);
+}
+
+static void
+sha1_digest(const unsigned char *data, size_t len, char out[WARC_DIGEST_SIZE])
+{
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned int md_len;
+	if (!EVP_Digest(data, len, md, &md_len, EVP_sha1(), NULL) || md_len != 20)
+		wa_die("OpenSSL: SHA-1 failed");
+	warc_digest_format(md, out);
+}
+
+static void
+page_error(struct extract_run *run, const char *file, const struct warc_record *rec,
+    const char *url, struct extract_info *info, const char *why)
+{
+	info->type = PAGE_ERROR;
+	if (why)
+		snprintf(info->error, sizeof info->error, "%s", why);
+	if (run->ntype[PAGE_ERROR] < ERRORS_SHOWN || wa_verbose)
+		wa_warn("%s: offset %llu: %s: %s", file ? file : "stdin",
+		    (unsigned long long)rec->offset, url, info->error);
+}
+
+/* The record's WARC-Payload-Digest if it is one, "algorithm:value"
+ * without a blank: whole, whatever the algorithm and the encoding of the
+ * value (base32, hex). */
+static const char *
+payload_digest(const struct warc_record *rec)
+{
+	const char *d = warc_field(rec, "WARC-Payload-Digest");
+	const char *colon = d ? strchr(d, ':') : NULL;
+	if (!colon || colon == d || !colon[1] || strpbrk(d, " \t"))
+		return NULL;
+	return d;
+}
+
+static void
+put_page(struct extract_run *run, const char *url, const struct extract_info *info,
+    const char *date, const char *digest)
+{
+	run->ntype[info->type]++;
+	if (!run->pages)
+		return;
+	struct page_row row = {
+		.url = url, .type = info->type, .digest = digest, .outdeg = info->outdeg,
+		.root = info->root, .doctype = info->doctype,
+	};
+	row.timed = date && warc_date(date, &row.time);
+	pages_write(run->pages, &row);
+}
+
+static void
+x_robots_tag(void *arg, const char *value, size_t len)
+{
+	extract_x_robots_tag(arg, value, len);
+}
+
+/* The HTTP message of a response record into r, or one made for a
+ * resource record: status 200, the record's Content-Type, its block as
+ * the body.  False if the response cannot be parsed (reported). */
+static bool
+http_message(struct extract_run *run, const char *file, const struct warc_record *rec,
+    const char *url, bool is_response, struct extract_info *info,
+    struct http_response *r)
+{
+	const char *why;
+	if (is_response) {
+		if (!http_parse_response(rec->block, rec->block_len, r, &why)) {
+			page_error(run, file, rec, url, info, why);
+			return false;
+		}
+		return true;
+	}
+	const char *ct = warc_field(rec, "Content-Type");
+	memset(r, 0, sizeof *r);
+	r->status = 200;
+	if (ct)
+		http_content_type(ct, r->media_type, sizeof r->media_type,
+		    r->charset, sizeof r->charset);
+	r->body = rec->block;
+	r->body_len = rec->block_len;
+	return true;
+}
+
+/* What the status says: false for a dead page or an error answer, which
+ * are no documents (the links of their bodies are not the site's); a
+ * redirect's Location is a link. */
+static bool
+status_outcome(struct extract_run *run, const struct http_response *r,
+    bool is_response, struct extract_info *info)
+{
+	if (page_status_dead(r->status)) {
+		info->type = PAGE_DEAD;
+		return false;
+	}
+	if (r->status >= 400) {
+		info->type = PAGE_ERROR;
+		snprintf(info->error, sizeof info->error, "HTTP status %d", r->status);
+		return false;
+	}
+	if (r->status >= 300 && r->status < 400 && *r->location)
+		extract_link(run->ex, r->location, "redirect");
+	else if (is_response && r->status >= 300 && r->status < 400 &&
+	    r->location_too_long) {
+		/* Refused like any other link too long, not lost without a word. */
+		info->dropped++;
+		if (info->refused++ == 0)
+			snprintf(info->refused_first, sizeof info->refused_first,
+			    "Location longer than %d bytes", URL_MAX);
+	}
+	return true;
+}
+
+/* The body of r decoded (Content-Encoding, chunked) into *body and *len;
+ * false if it cannot be or is larger than --max-size (reported). */
+static bool
+decoded_body(struct extract_run *run, const char *file, const struct warc_record *rec,
+    const char *url, struct http_response *r, struct extract_info *info,
+    const unsigned char **body, size_t *len)
+{
+	const char *why;
+	*body = r->body;
+	*len = r->body_len;
+	if (rec->block_len < rec->length) {
+		page_error(run, file, rec, url, info, "body larger than --max-size");
+		return false;
+	}
+	if (*r->content_encoding || r->chunked) {
+		if (!http_decode_body(r, run->max_size, &run->decoded,
+		    &run->decoded_cap, len, &why)) {
+			page_error(run, file, rec, url, info, why);
+			return false;
+		}
+		*body = run->decoded;
+	} else if (*len > run->max_size) {
+		page_error(run, file, rec, url, info, "body larger than --max-size");
+		return false;
+	}
+	return true;
+}
+
+/* The page of a response record's HTTP message, or of a resource; the
+ * payload's digest is computed into digest if the record has none and
+ * the pages stream is written. */
+static void
+page(struct extract_run *run, const char *file, const struct warc_record *rec,
+    const char *url, bool is_response, struct extract_info *info,
+    char digest[WARC_DIGEST_SIZE])
+{
+	struct http_response r;
+	if (!http_message(run, file, rec, url, is_response, info, &r))
+		return;
+	/* The digest of the payload as the fetch log has it, when the writer
+	 * left the record's out (and kept the whole payload here). */
+	bool cut = rec->block_len < rec->length;
+	if (run->pages && !payload_digest(rec) && !cut)
+		sha1_digest(r.body, r.body_len, digest);
+
+	if (is_response && run->robots_tags)
+		http_each_field(rec->block, &r, "X-Robots-Tag", x_robots_tag, run->ex);
+	if (!status_outcome(run, &r, is_response, info))
+		return;
+	bool robots = is_response && r.status >= 200 && r.status < 300 &&
+	    strcmp(url_path(url), "/robots.txt") == 0;
+	enum page_type type = extract_type_of(r.media_type, url, NULL, 0);
+	if (!robots && type == PAGE_OTHER && !extract_media_generic(r.media_type))
+		return;
+	const unsigned char *body;
+	size_t len;
+	if (!decoded_body(run, file, rec, url, &r, info, &body, &len))
+		return;
+	if (robots) {
+		extract_robots(run->ex, body, len);
+		return;
+	}
+	type = extract_type_of(r.media_type, url, body, len);
+	extract_document(run->ex, type, *r.charset ? r.charset : NULL, body, len);
+	if (info->type == PAGE_ERROR)
+		page_error(run, file, rec, url, info, NULL);
+}
+
+/* The canonical URL of a record's WARC-Target-URI into url; false if it
+ * has none of http or https. */
+static bool
+target_url(const struct warc_record *rec, char url[URL_BUFSIZE])
+{
+	/* WARC 1.0 writers put the URI in angle brackets. */
+	const char *target = warc_field(rec, "WARC-Target-URI");
+	char uri[URL_BUFSIZE];
+	const char *why;
+	size_t n = target ? strlen(target) : 0;
+	if (n >= 2 && target[0] == '<' && target[n - 1] == '>') {
+		target++;
+		n -= 2;
+	}
+	if (!target || n >= sizeof uri)
+		return false;
+	memcpy(uri, target, n);
+	uri[n] = '\0';
+	/* dns: records and the like: no pages. */
+	return url_canon(uri, url, &why);
+}
+
+/* A record other than a response or a resource, counted by its type. */
+static void
+skip(struct extract_run *run, const char *type)
+{
+	size_t i;
+	for (i = 0; i < NSKIPPED - 1; i++)
+		if (type && strcmp(type, skipped_types[i]) == 0)
+			break;
+	run->nskipped[i]++;
+}
+
+void
+run_record(struct extract_run *run, const char *file, const struct warc_record *rec)
+{
+	const char *type = warc_field(rec, "WARC-Type");
+	bool is_response = type && strcmp(type, "response") == 0;
+	run->nrecords++;
+	if (type && strcmp(type, "warcinfo") == 0 && run->robots_tags &&
+	    !run->robots_agent)
+		run_warcinfo(run, rec);
+	if (!is_response && !(type && strcmp(type, "resource") == 0)) {
+		skip(run, type);
+		return;
+	}
+	char url[URL_BUFSIZE];
+	if (!target_url(rec, url)) {
+		run->nskipped_not_http++;
+		return;
+	}
+	struct extract_info info;
+	char digest[WARC_DIGEST_SIZE] = "";
+	extract_begin(run->ex, url, &info);
+	page(run, file, rec, url, is_response, &info, digest);
+	if (info.refused) {
+		/* Links of the web's schemes that no URL can be made of (too
+		 * long, a bad host): lost, so told. */
+		if (run->nrefused_pages++ < ERRORS_SHOWN || wa_verbose)
+			wa_warn("%s: offset %llu: %s: %zu links refused, the first: %s",
+			    file ? file : "stdin", (unsigned long long)rec->offset, url,
+			    info.refused, info.refused_first);
+		run->nrefused += info.refused;
+	}
+	/* A noindex document is still parsed for its links: it stays in
+	 * the graph and passes importance on, but is no XML target and is
+	 * weighed as an HTML page. */
+	if (info.noindex && (info.type == PAGE_HTML || page_type_xml(info.type)))
+		info.type = PAGE_NOINDEX;
+	run->nnofollow += info.nofollowed;
+	const char *field = payload_digest(rec);
+	put_page(run, url, &info, warc_field(rec, "WARC-Date"), field ? field : digest);
+}
