@@ -137,7 +137,7 @@ extract_robots(struct extract *ex, const unsigned char *body, size_t len)
 				if (n < sizeof value) {
 					memcpy(value, v, n);
 					value[n] = '\0';
-					ex_give(ex, ex->url, value, "sitemap");
+					ex_give(ex, ex->url, value, LINKS_HOW_SITEMAP);
 				}
 			}
 		}

@@ -11,6 +11,7 @@
 #include <libxml/parserInternals.h>
 
 #include "extractpriv.h"
+#include "linkstream.h"
 #include "msg.h"
 
 #define NS_XHTML "http://www.w3.org/1999/xhtml"
@@ -243,7 +244,7 @@ xml_start(void *ctx, const xmlChar *localname, const xmlChar *prefix,
 		}
 	} else if (ex->root_kind == ROOT_SITEMAP && strcmp(l, "loc") == 0 &&
 	    (!uri || ns_is(uri, NS_SITEMAP))) {
-		start_capture(ex, "sitemap");
+		start_capture(ex, LINKS_HOW_SITEMAP);
 	}
 
 	for (int i = 0; i < nattr; i++) {

@@ -26,7 +26,7 @@ links_row(const struct tsv *t, struct link_row *row)
 	row->src = t->col[LINKS_SRC];
 	row->dst = t->col[LINKS_DST];
 	row->xml_target = how && ends_with(how, LINKS_XML_SUFFIX);
-	row->hint = how && strncmp(how, LINKS_HINT_PREFIX, strlen(LINKS_HINT_PREFIX)) == 0;
+	row->hint = how && strncmp(how, LINKS_HOW_SITEMAP, strlen(LINKS_HOW_SITEMAP)) == 0;
 }
 
 /* The column's name in the message first: "source: bad host: http://..." */

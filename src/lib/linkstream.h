@@ -22,15 +22,15 @@ enum { LINKS_SRC, LINKS_DST, LINKS_HOW };
 
 /* Appended to a how token when the target is an XML suspect ("a+xml"). */
 #define LINKS_XML_SUFFIX "+xml"
-/* The how tokens that begin so come from a sitemap or a robots.txt
- * Sitemap line. */
-#define LINKS_HINT_PREFIX "sitemap"
+/* The how of a sitemap's <loc> and of a robots.txt Sitemap line: a hint
+ * of a page, no link; with LINKS_XML_SUFFIX it still begins so. */
+#define LINKS_HOW_SITEMAP "sitemap"
 
 /* A row of a links stream, pointing into the reader's row. */
 struct link_row {
 	const char *src, *dst;	/* URLs as written */
 	bool xml_target;	/* how ends in LINKS_XML_SUFFIX */
-	/* how begins with LINKS_HINT_PREFIX: the target is a hint of a page,
+	/* how begins with LINKS_HOW_SITEMAP: the target is a hint of a page,
 	 * the row no link between two pages. */
 	bool hint;
 };
