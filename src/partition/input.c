@@ -11,10 +11,8 @@
 #include "partition.h"
 #include "sorter.h"
 
-/* The SURT key of a URL that must be canonical already; false if it is
- * not (the row is rejected). */
-static bool
-canonical_key(struct tsv *t, const char *url, char key[URL_BUFSIZE])
+bool
+input_url_key(struct tsv *t, const char *url, char key[URL_BUFSIZE])
 {
 	if (url_surt(url, key))
 		return true;
@@ -32,8 +30,8 @@ read_links(struct partition *p, const char *path, struct sorter *so)
 		struct link_row link = { .src = t->col[LINKS_SRC] };
 		if (!p->urls_only)
 			links_row(t, &link);
-		if (!canonical_key(t, link.src, src) ||
-		    (!p->urls_only && !canonical_key(t, link.dst, dst)))
+		if (!input_url_key(t, link.src, src) ||
+		    (!p->urls_only && !input_url_key(t, link.dst, dst)))
 			continue;
 		/* Links come grouped by source: one of each group is enough. */
 		if (strcmp(link.src, p->last_src) != 0) {

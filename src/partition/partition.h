@@ -148,6 +148,9 @@ void input_read_rates(struct partition *p);
  * input when npaths is 0, and writes the page and link files; dies if
  * there is no URL. */
 void input_read(struct partition *p, char **paths, int npaths);
+/* The SURT key of a URL of row t, which must be canonical already; false
+ * if it is not, the row then rejected. */
+bool input_url_key(struct tsv *t, const char *url, char key[URL_BUFSIZE]);
 /* Goes back to the first page of the page file. */
 void pages_rewind(struct partition *p);
 /* Reads the next page: *line holds its key (*keylen bytes), *w its

@@ -132,10 +132,8 @@ rules_tag(struct partition *p, const char *path, const struct rules *r)
 	char key[URL_BUFSIZE];
 	struct tsv *t = tsv_open(path, 1, 0, 0);
 	while (tsv_next(t)) {
-		if (!url_surt(t->col[0], key)) {
-			tsv_reject(t, "not a canonical URL: %.200s", t->col[0]);
+		if (!input_url_key(t, t->col[0], key))
 			continue;
-		}
 		uint32_t part = r->part[find_range(r->key, r->n, key)];
 		for (size_t i = 0; i < t->ncol; i++) {
 			fputs_unlocked(t->col[i], stdout);
