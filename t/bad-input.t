@@ -100,7 +100,7 @@ ok "an empty links stream is a graph of no pages" wa-linkmat -q -o g0 empty.tsv
 # Each weight finite, their sum past DBL_MAX (1.8e308): normalised by the
 # sum, every page got 0 or NaN (-nan written for every page).
 cut -f1 pr.tsv | LC_ALL=C sort | sed 's/$/\t1e308/' >huge.tsv
-refused "wa-pagerank -p, weights summing past DBL_MAX" "pr.tsv pr.vec" "huge.tsv:2: .*sum" \
+refused "wa-pagerank -E, weights summing past DBL_MAX" "pr.tsv pr.vec" "huge.tsv:2: .*sum" \
 	wa-pagerank -q -E huge.tsv -o pr.tsv -b pr.vec g
 refused "wa-pagerank --init, scores summing past DBL_MAX" "pr.tsv pr.vec" "huge.tsv:2: .*sum" \
 	wa-pagerank -q --init huge.tsv -o pr.tsv -b pr.vec g
@@ -108,10 +108,10 @@ refused "wa-invrank -I, importance summing past DBL_MAX" ir.tsv "huge.tsv:2: .*s
 	wa-invrank -q -I huge.tsv -o ir.tsv g
 { cut -f1 "$G/rank-cycles.links.tsv"; cut -f2 "$G/rank-cycles.links.tsv"; } | LC_ALL=C sort -u |
 	sed 's/$/\t1e308/' >huge-w.tsv
-refused "wa-partition -w, weights summing past DBL_MAX" rules.tsv "huge-w.tsv:2: .*sum" \
+refused "wa-partition --weights, weights summing past DBL_MAX" rules.tsv "huge-w.tsv:2: .*sum" \
 	wa-partition -q -n 2 --weights huge-w.tsv -o rules.tsv "$G/rank-cycles.links.tsv"
 printf 'http://a.example/\tnan\n' >nan.tsv
-refused "wa-pagerank -p, NaN" "pr.tsv pr.vec" "nan.tsv:1: bad score 'nan'" \
+refused "wa-pagerank -E, NaN" "pr.tsv pr.vec" "nan.tsv:1: bad score 'nan'" \
 	wa-pagerank -q -E nan.tsv -o pr.tsv -b pr.vec g
 printf 'http://a.example/\tinf\n' >inf.tsv
 refused "wa-lambda -O, infinity" lambda.tsv "inf.tsv:1: lambda is not a positive number" \
