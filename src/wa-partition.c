@@ -97,8 +97,9 @@ make_rules(struct partition *p, char **paths, int npaths)
 	partition_free(p);
 }
 
-int
-main(int argc, char **argv)
+/* The options into p; returns the rules of -a, or NULL to make rules. */
+static const char *
+parse_options(int argc, char **argv, struct partition *p)
 {
 	static const struct option longopts[] = {
 		{ "parts", required_argument, NULL, 'n' },
@@ -122,14 +123,11 @@ main(int argc, char **argv)
 		{ 'w', OPT_WEIGHTS, "--weights" },
 		{ 0, 0, NULL },
 	};
-	struct partition p = { .comm = 1000, .tolerance = 0.04, .algorithm = 2,
-	    .sort_memory = 256 << 20 };
 	const char *tag_rules = NULL;
 	bool comm_given = false, tolerance_given = false;
 	int rule_options = 0;
 	int c;
 
-	wa_init(argc, argv, usage);
 	while ((c = getopt_long(argc, argv, "a:c:d:hk:m:n:o:p:P:qr:t:uvw:", longopts, NULL)) != -1) {
 		if (c != 'a' && c != 'q')
 			rule_options++;
@@ -137,40 +135,52 @@ main(int argc, char **argv)
 		case 'a': tag_rules = optarg; break;
 		case OPT_CROSS_COST:
 			comm_given = true;
-			p.comm = opt_double("--cross-cost", optarg, 1e-9, 1e300);
+			p->comm = opt_double("--cross-cost", optarg, 1e-9, 1e300);
 			break;
-		case 'd': p.delta = opt_double("-d", optarg, 1e-3, 1e9); break;
-		case 'n': p.nparts = (uint32_t)opt_count("-n", optarg, 1, 1u << 20); break;
-		case 'm': p.sort_memory = opt_size("-m", optarg); break;
-		case 'o': p.out_path = optarg; break;
-		case OPT_ALGORITHM: p.algorithm = (int)opt_count("--algorithm", optarg, 1, 2); break;
-		case 'P': p.previous_path = optarg; break;
-		case OPT_RATES: p.rates_path = optarg; break;
+		case 'd': p->delta = opt_double("-d", optarg, 1e-3, 1e9); break;
+		case 'n': p->nparts = (uint32_t)opt_count("-n", optarg, 1, 1u << 20); break;
+		case 'm': p->sort_memory = opt_size("-m", optarg); break;
+		case 'o': p->out_path = optarg; break;
+		case OPT_ALGORITHM: p->algorithm = (int)opt_count("--algorithm", optarg, 1, 2); break;
+		case 'P': p->previous_path = optarg; break;
+		case OPT_RATES: p->rates_path = optarg; break;
 		case OPT_TOLERANCE:
 			tolerance_given = true;
-			p.tolerance = opt_double("--tolerance", optarg, 0, 1e9);
+			p->tolerance = opt_double("--tolerance", optarg, 0, 1e9);
 			break;
-		case OPT_URLS: p.urls_only = true; break;
-		case OPT_WEIGHTS: p.weights_path = optarg; break;
+		case OPT_URLS: p->urls_only = true; break;
+		case OPT_WEIGHTS: p->weights_path = optarg; break;
 		default: wa_common_option(c);
 		}
 	}
-
 	if (tag_rules) {
 		if (rule_options)
 			wa_usage_error("-a takes no other option than -q");
-		tag(&p, tag_rules, argv + optind, argc - optind);
-	} else {
-		if (!p.nparts)
-			wa_usage_error("-n PARTS or -a RULES is needed");
-		if (comm_given && p.algorithm != 2)
-			wa_usage_error("--cross-cost is for Partition II (--algorithm 2)");
-		if (tolerance_given && p.algorithm != 2 && !p.previous_path)
-			wa_usage_error("--tolerance is for Partition II (--algorithm 2) and -P");
-		if (!p.delta)
-			p.delta = fmax(20, (double)SUPERPAGES_MIN / p.nparts);
-		make_rules(&p, argv + optind, argc - optind);
+		return tag_rules;
 	}
+	if (!p->nparts)
+		wa_usage_error("-n PARTS or -a RULES is needed");
+	if (comm_given && p->algorithm != 2)
+		wa_usage_error("--cross-cost is for Partition II (--algorithm 2)");
+	if (tolerance_given && p->algorithm != 2 && !p->previous_path)
+		wa_usage_error("--tolerance is for Partition II (--algorithm 2) and -P");
+	if (!p->delta)
+		p->delta = fmax(20, (double)SUPERPAGES_MIN / p->nparts);
+	return NULL;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct partition p = { .comm = 1000, .tolerance = 0.04, .algorithm = 2,
+	    .sort_memory = 256 << 20 };
+
+	wa_init(argc, argv, usage);
+	const char *tag_rules = parse_options(argc, argv, &p);
+	if (tag_rules)
+		tag(&p, tag_rules, argv + optind, argc - optind);
+	else
+		make_rules(&p, argv + optind, argc - optind);
 	url_cleanup();
 	return WA_EXIT_OK;
 }
