@@ -33,10 +33,10 @@ static const char usage[] =
     "Fetches the URLs of the first column of URLS (or stdin) politely, in that\n"
     "order of priority; WARC records to -o, the fetch log to stdout.\n"
     "  -o WARC         WARC/1.1 output (.warc.gz: a gzip member per record)\n"
-    "  -p LOG          previous fetch log: conditional requests, changed column\n"
+    "  -P, --previous LOG  previous fetch log: conditional requests, changed column\n"
     "  -w SECONDS      wait between two requests to a site (5s)\n"
     "  -r N            connections, at most one per site (32)\n"
-    "  -c N            requests per connection (100)\n"
+    "  --per-connection N  requests per connection (100)\n"
     "  -L N            follow up to N redirects (0: log them, do not follow)\n"
     "  -A AGENT        User-Agent (wa-fetch/VERSION; --contact URL adds (+URL))\n"
     "  --robots-agent TOKEN      robots.txt product token (default: from AGENT)\n"
@@ -58,7 +58,7 @@ enum {
 	OPT_ALLOW_PRIVATE = WA_OPT_FIRST_TOOL, OPT_ALLOW_NET, OPT_INSECURE, OPT_RESOLVE,
 	OPT_MAX_SIZE, OPT_MAX_CRAWL_DELAY, OPT_WARC_MAX_SIZE, OPT_ROBOTS_CACHE,
 	OPT_RESUME, OPT_CONNECT_TIMEOUT, OPT_TIMEOUT, OPT_LOW_SPEED_LIMIT,
-	OPT_LOW_SPEED_TIME, OPT_ROBOTS_AGENT, OPT_CONTACT,
+	OPT_LOW_SPEED_TIME, OPT_ROBOTS_AGENT, OPT_CONTACT, OPT_PER_CONNECTION,
 };
 
 static const struct fetch_options default_options = {
@@ -88,13 +88,21 @@ parse_options(struct fetch_options *opt, int argc, char **argv)
 		{ "now", required_argument, NULL, WA_OPT_NOW },
 		{ "robots-agent", required_argument, NULL, OPT_ROBOTS_AGENT },
 		{ "contact", required_argument, NULL, OPT_CONTACT },
+		{ "previous", required_argument, NULL, 'P' },
+		{ "per-connection", required_argument, NULL, OPT_PER_CONNECTION },
 		WA_COMMON_LONGOPTS
+	};
+	/* The spellings of the release before. */
+	static const struct opt_renamed renamed[] = {
+		{ 'c', OPT_PER_CONNECTION, "--per-connection" },
+		{ 'p', 'P', "-P (--previous)" },
+		{ 0, 0, NULL },
 	};
 	bool agent_given = false;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "A:c:hL:o:p:qr:vw:", longopts, NULL)) != -1) {
-		switch (c) {
+	while ((c = getopt_long(argc, argv, "A:c:hL:o:p:P:qr:vw:", longopts, NULL)) != -1) {
+		switch (opt_rename(c, renamed)) {
 		case 'A':
 			if (strchr("/ ", *optarg) || strpbrk(optarg, "\r\n"))
 				wa_usage_error("-A: the agent must be one line starting "
@@ -102,8 +110,8 @@ parse_options(struct fetch_options *opt, int argc, char **argv)
 			opt->agent = optarg;
 			agent_given = true;
 			break;
-		case 'c':
-			opt->per_connection = opt_count("-c", optarg, 1, 1000000);
+		case OPT_PER_CONNECTION:
+			opt->per_connection = opt_count("--per-connection", optarg, 1, 1000000);
 			break;
 		case 'L':
 			opt->follow = opt_count("-L", optarg, 0, 50);
@@ -111,7 +119,7 @@ parse_options(struct fetch_options *opt, int argc, char **argv)
 		case 'o':
 			opt->warc = optarg;
 			break;
-		case 'p':
+		case 'P':
 			opt->previous = optarg;
 			break;
 		case 'r':

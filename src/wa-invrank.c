@@ -29,7 +29,7 @@ static const char usage[] =
 "  -o file          write usefulness to file (standard output)\n"
 "  -b file          also write the vector in id order, binary\n";
 
-enum { OPT_TRANSPOSE = WA_OPT_FIRST_TOOL, OPT_IMPORTANCE };
+enum { OPT_TRANSPOSE = WA_OPT_FIRST_TOOL };
 
 /* What the options ask beside the parameters of the ranking. */
 struct request {
@@ -41,9 +41,15 @@ parse_options(int argc, char **argv, struct rank_params *p, struct request *rq)
 {
 	static const struct option longopts[] = {
 		{ "transpose", no_argument, NULL, OPT_TRANSPOSE },
-		{ "importance", required_argument, NULL, OPT_IMPORTANCE },
+		{ "importance", required_argument, NULL, 'I' },
 		RANK_LONGOPTS,
 		WA_COMMON_LONGOPTS
+	};
+	/* The spelling of the release before: -i is to mean the iterations,
+	 * as in wa-pagerank. */
+	static const struct opt_renamed renamed[] = {
+		{ 'i', 'I', "-I (--importance)" },
+		{ 0, 0, NULL },
 	};
 	int c;
 
@@ -52,17 +58,8 @@ parse_options(int argc, char **argv, struct rank_params *p, struct request *rq)
 	while ((c = getopt_long(argc, argv, RANK_SHORTOPTS "hqvI:i:o:b:", longopts, NULL)) != -1) {
 		if (rank_option(c, optarg, p))
 			continue;
-		switch (c) {
-		case 'i':
-			/* The old spelling, kept for this release: -i is to mean
-			 * the iterations, as in wa-pagerank. */
-			wa_warn("-i FILE is now -I FILE (--importance FILE); "
-			    "-i will mean the iterations, as in wa-pagerank");
-			/* fall through */
-		case 'I':
-		case OPT_IMPORTANCE:
-			rq->importance = optarg;
-			break;
+		switch (opt_rename(c, renamed)) {
+		case 'I': rq->importance = optarg; break;
 		case OPT_TRANSPOSE: p->transpose = true; break;
 		case 'o': rq->out = optarg; break;
 		case 'b': rq->vector = optarg; break;

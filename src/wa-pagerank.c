@@ -13,7 +13,7 @@
 
 static const char usage[] =
 "usage: wa-pagerank [-qv] [-c damping] [-e epsilon] [--norm l1|l2] [-i iterations]\n"
-"                   [-p personalisation] [--subscriptions file]\n"
+"                   [-E personalisation] [--subscriptions file]\n"
 "                   [--subscription-weight w] [--init importance] [--renormalize]\n"
 "                   [--jacobi] [--no-extrapolation] [-U usefulness] [-m size]\n"
 "                   [-j threads] [-o file] [-b vector] [--slice K/P] graph\n"
@@ -21,7 +21,8 @@ static const char usage[] =
 "  -e epsilon       stop when the change is below epsilon (1e-9)\n"
 "  --norm l1|l2     the norm of the change (l2, as Preda's eq. 2.4)\n"
 "  -i iterations    at most this many iterations (100)\n"
-"  -p file          personalisation E: url<TAB>weight, sorted by URL (uniform)\n"
+"  -E file, --personalization file\n"
+"                   personalisation E: url<TAB>weight, sorted by URL (uniform)\n"
 "  --subscriptions file  url[<TAB>weight] rows sorted by URL: a virtual page\n"
 "                   linking to them takes share w of E (--subscription-weight 0.1)\n"
 "  --init file      start from a previous importance (TSV or -b vector)\n"
@@ -80,21 +81,27 @@ parse_options(int argc, char **argv, struct rank_params *p, struct request *rq)
 		{ "slice", required_argument, NULL, OPT_SLICE },
 		{ "subscriptions", required_argument, NULL, OPT_SUBSCRIPTIONS },
 		{ "subscription-weight", required_argument, NULL, OPT_SUBSCRIPTION_WEIGHT },
+		{ "personalization", required_argument, NULL, 'E' },
 		RANK_LONGOPTS,
 		WA_COMMON_LONGOPTS
+	};
+	/* The spelling of the release before. */
+	static const struct opt_renamed renamed[] = {
+		{ 'p', 'E', "-E (--personalization)" },
+		{ 0, 0, NULL },
 	};
 	*rq = (struct request){ .subscription_weight = SUBSCRIPTION_WEIGHT };
 	bool weight_given = false;
 	int c;
 
 	rank_defaults(p);
-	while ((c = getopt_long(argc, argv, RANK_SHORTOPTS "hqvi:p:U:o:b:", longopts,
+	while ((c = getopt_long(argc, argv, RANK_SHORTOPTS "hqvi:E:p:U:o:b:", longopts,
 	    NULL)) != -1) {
 		if (rank_option(c, optarg, p))
 			continue;
-		switch (c) {
+		switch (opt_rename(c, renamed)) {
 		case 'i': rank_option(RANK_OPT_ITERATIONS, optarg, p); break;
-		case 'p': rq->personalisation = optarg; break;
+		case 'E': rq->personalisation = optarg; break;
 		case OPT_INIT: rq->init = optarg; break;
 		case OPT_RENORMALIZE: p->renormalize = p->jacobi = true; break;
 		case OPT_NO_EXTRAPOLATION: p->plain = true; break;
@@ -107,7 +114,7 @@ parse_options(int argc, char **argv, struct rank_params *p, struct request *rq)
 			rq->subscription_weight = opt_double("--subscription-weight", optarg, 0, 1);
 			if (rq->subscription_weight >= 1)
 				wa_usage_error("--subscription-weight: '%s' is not below 1 (1 would "
-				    "leave E out: -p does that)", optarg);
+				    "leave E out: -E does that)", optarg);
 			weight_given = true;
 			break;
 		default: wa_common_option(c);
@@ -122,7 +129,7 @@ parse_options(int argc, char **argv, struct rank_params *p, struct request *rq)
 	rq->graph = argv[optind];
 }
 
-/* E: from -p, with the subscriptions; none (uniform) without either. */
+/* E: from -E, with the subscriptions; none (uniform) without either. */
 static void
 read_personalisation(const struct graph *g, const struct rank_plan *plan,
     const struct request *rq, struct vec *e)

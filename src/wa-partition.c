@@ -24,30 +24,35 @@
 #include "partition/partition.h"
 
 static const char usage[] =
-    "usage: wa-partition -k PARTS [-quv] [-d DELTA] [-p 1|2] [-c COMM] [-t TOL]\n"
-    "                    [-m SIZE] [-w WEIGHTS] [-r RATES] [-P PREVIOUS] [-o RULES]\n"
-    "                    [LINKS...]\n"
+    "usage: wa-partition -n PARTS [-qv] [-d DELTA] [--algorithm 1|2] [--urls]\n"
+    "           [--cross-cost COMM] [--tolerance TOL] [-m SIZE] [--weights WEIGHTS]\n"
+    "           [--rates RATES] [-P PREVIOUS] [-o RULES] [LINKS...]\n"
     "       wa-partition -a RULES [-q] [URLS...]\n"
     "Splits the URLs of a links TSV (src, dst; or a URL list) among PARTS\n"
     "crawlers by superpages of the URL tree and writes the partition rules\n"
     "(SURT key, part).  With -a, appends the part of each row's first-column URL.\n"
-    "  -k PARTS     number of crawlers\n"
-    "  -d DELTA     superpage threshold: Delta = W / (PARTS * DELTA)\n"
-    "               (default the larger of 20 and 6400 / PARTS)\n"
-    "  -p ALGO      1: Partition I (load only); 2: Partition II, load and\n"
-    "               crossing links (default 2)\n"
-    "  -c COMM      crossing links handled in the time of one page (default 1000)\n"
-    "  -m SIZE      memory for sorting the URLs (default 256M)\n"
-    "  -w WEIGHTS   TSV url, weight sorted by url: page weights (default 1)\n"
-    "  -r RATES     TSV part, SURT key prefix, rate: crawler speeds (default 1)\n"
-    "  -P PREVIOUS  re-partition: keep PREVIOUS rules' parts where balanced\n"
-    "  -t TOL       a part may end TOL later than the ideal time to save\n"
-    "               crossing links; -P keeps parts within it (default 0.04)\n"
-    "  -u           the input is a URL list (first column), not links\n"
-    "  -o RULES     write the rules there (atomically) instead of stdout\n"
-    "  -a RULES     tag mode: append the part to each row\n"
+    "  -n, --parts PARTS   number of crawlers\n"
+    "  -d DELTA            superpage threshold: Delta = W / (PARTS * DELTA)\n"
+    "                      (default the larger of 20 and 6400 / PARTS)\n"
+    "  --algorithm ALGO    1: Partition I (load only); 2: Partition II, load and\n"
+    "                      crossing links (default 2)\n"
+    "  --cross-cost COMM   crossing links handled in the time of one page (1000)\n"
+    "  -m SIZE             memory for sorting the URLs (default 256M)\n"
+    "  --weights WEIGHTS   TSV url, weight sorted by url: page weights (default 1)\n"
+    "  --rates RATES       TSV part, SURT key prefix, rate: crawler speeds (1)\n"
+    "  -P, --previous PREVIOUS  re-partition: keep PREVIOUS rules' parts if balanced\n"
+    "  --tolerance TOL     a part may end TOL later than the ideal time to save\n"
+    "                      crossing links; -P keeps parts within it (default 0.04)\n"
+    "  --urls              the input is a URL list (first column), not links\n"
+    "  -o RULES            write the rules there (atomically) instead of stdout\n"
+    "  -a RULES            tag mode: append the part to each row\n"
     "  -q  no progress line;  -v  figures of each part;  -h  this help;  --version\n"
     "See wa-partition(1).\n";
+
+enum {
+	OPT_ALGORITHM = WA_OPT_FIRST_TOOL, OPT_CROSS_COST, OPT_RATES, OPT_TOLERANCE,
+	OPT_URLS, OPT_WEIGHTS,
+};
 
 /* Without -d, delta is 20 (Teng et al.'s "typically, 20 or more") or more,
  * so that there are about this many superpages: Partition II can only
@@ -92,59 +97,90 @@ make_rules(struct partition *p, char **paths, int npaths)
 	partition_free(p);
 }
 
-int
-main(int argc, char **argv)
+/* The options into p; returns the rules of -a, or NULL to make rules. */
+static const char *
+parse_options(int argc, char **argv, struct partition *p)
 {
-	static const struct option longopts[] = { WA_COMMON_LONGOPTS };
-	struct partition p = { .comm = 1000, .tolerance = 0.04, .algorithm = 2,
-	    .sort_memory = 256 << 20 };
+	static const struct option longopts[] = {
+		{ "parts", required_argument, NULL, 'n' },
+		{ "algorithm", required_argument, NULL, OPT_ALGORITHM },
+		{ "cross-cost", required_argument, NULL, OPT_CROSS_COST },
+		{ "rates", required_argument, NULL, OPT_RATES },
+		{ "previous", required_argument, NULL, 'P' },
+		{ "tolerance", required_argument, NULL, OPT_TOLERANCE },
+		{ "urls", no_argument, NULL, OPT_URLS },
+		{ "weights", required_argument, NULL, OPT_WEIGHTS },
+		WA_COMMON_LONGOPTS
+	};
+	/* The spellings of the release before. */
+	static const struct opt_renamed renamed[] = {
+		{ 'c', OPT_CROSS_COST, "--cross-cost" },
+		{ 'k', 'n', "-n (--parts)" },
+		{ 'p', OPT_ALGORITHM, "--algorithm" },
+		{ 'r', OPT_RATES, "--rates" },
+		{ 't', OPT_TOLERANCE, "--tolerance" },
+		{ 'u', OPT_URLS, "--urls" },
+		{ 'w', OPT_WEIGHTS, "--weights" },
+		{ 0, 0, NULL },
+	};
 	const char *tag_rules = NULL;
 	bool comm_given = false, tolerance_given = false;
 	int rule_options = 0;
 	int c;
 
-	wa_init(argc, argv, usage);
-	while ((c = getopt_long(argc, argv, "a:c:d:hk:m:o:p:P:qr:t:uvw:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "a:c:d:hk:m:n:o:p:P:qr:t:uvw:", longopts, NULL)) != -1) {
 		if (c != 'a' && c != 'q')
 			rule_options++;
-		switch (c) {
+		switch (opt_rename(c, renamed)) {
 		case 'a': tag_rules = optarg; break;
-		case 'c':
+		case OPT_CROSS_COST:
 			comm_given = true;
-			p.comm = opt_double("-c", optarg, 1e-9, 1e300);
+			p->comm = opt_double("--cross-cost", optarg, 1e-9, 1e300);
 			break;
-		case 'd': p.delta = opt_double("-d", optarg, 1e-3, 1e9); break;
-		case 'k': p.nparts = (uint32_t)opt_count("-k", optarg, 1, 1u << 20); break;
-		case 'm': p.sort_memory = opt_size("-m", optarg); break;
-		case 'o': p.out_path = optarg; break;
-		case 'p': p.algorithm = (int)opt_count("-p", optarg, 1, 2); break;
-		case 'P': p.previous_path = optarg; break;
-		case 'r': p.rates_path = optarg; break;
-		case 't':
+		case 'd': p->delta = opt_double("-d", optarg, 1e-3, 1e9); break;
+		case 'n': p->nparts = (uint32_t)opt_count("-n", optarg, 1, 1u << 20); break;
+		case 'm': p->sort_memory = opt_size("-m", optarg); break;
+		case 'o': p->out_path = optarg; break;
+		case OPT_ALGORITHM: p->algorithm = (int)opt_count("--algorithm", optarg, 1, 2); break;
+		case 'P': p->previous_path = optarg; break;
+		case OPT_RATES: p->rates_path = optarg; break;
+		case OPT_TOLERANCE:
 			tolerance_given = true;
-			p.tolerance = opt_double("-t", optarg, 0, 1e9);
+			p->tolerance = opt_double("--tolerance", optarg, 0, 1e9);
 			break;
-		case 'u': p.urls_only = true; break;
-		case 'w': p.weights_path = optarg; break;
+		case OPT_URLS: p->urls_only = true; break;
+		case OPT_WEIGHTS: p->weights_path = optarg; break;
 		default: wa_common_option(c);
 		}
 	}
-
 	if (tag_rules) {
 		if (rule_options)
 			wa_usage_error("-a takes no other option than -q");
-		tag(&p, tag_rules, argv + optind, argc - optind);
-	} else {
-		if (!p.nparts)
-			wa_usage_error("-k PARTS or -a RULES is needed");
-		if (comm_given && p.algorithm != 2)
-			wa_usage_error("-c is for Partition II (-p 2)");
-		if (tolerance_given && p.algorithm != 2 && !p.previous_path)
-			wa_usage_error("-t is for Partition II (-p 2) and -P");
-		if (!p.delta)
-			p.delta = fmax(20, (double)SUPERPAGES_MIN / p.nparts);
-		make_rules(&p, argv + optind, argc - optind);
+		return tag_rules;
 	}
+	if (!p->nparts)
+		wa_usage_error("-n PARTS or -a RULES is needed");
+	if (comm_given && p->algorithm != 2)
+		wa_usage_error("--cross-cost is for Partition II (--algorithm 2)");
+	if (tolerance_given && p->algorithm != 2 && !p->previous_path)
+		wa_usage_error("--tolerance is for Partition II (--algorithm 2) and -P");
+	if (!p->delta)
+		p->delta = fmax(20, (double)SUPERPAGES_MIN / p->nparts);
+	return NULL;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct partition p = { .comm = 1000, .tolerance = 0.04, .algorithm = 2,
+	    .sort_memory = 256 << 20 };
+
+	wa_init(argc, argv, usage);
+	const char *tag_rules = parse_options(argc, argv, &p);
+	if (tag_rules)
+		tag(&p, tag_rules, argv + optind, argc - optind);
+	else
+		make_rules(&p, argv + optind, argc - optind);
 	url_cleanup();
 	return WA_EXIT_OK;
 }

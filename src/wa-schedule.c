@@ -24,7 +24,7 @@
 
 static const char usage[] =
     "usage: wa-schedule -G PAGES_PER_DAY [-T TIME] [--alpha A] [--now TIME]\n"
-    "           [-F FILE] [-s FILE] [options] [STATE...]\n"
+    "           [--plan FILE] [--summary FILE] [options] [STATE...]\n"
     "Writes the fetch list of the next cycle from the page state (stdin when\n"
     "no file; it is read twice, so stdin is spooled to a temporary file).\n"
     "  -G RATE          crawler bandwidth, pages/day (required)\n"
@@ -39,8 +39,8 @@ static const char usage[] =
     "  --now TIME       the clock (now)\n"
     "  --ahead TIME     plan the cycle that starts TIME after the clock (0)\n"
     "  --retry-max TIME longest wait before a failed page is tried again (30d)\n"
-    "  -F FILE          every page's plan: url, f, due, capped\n"
-    "  -s FILE          the summary as key, value rows\n"
+    "  --plan FILE      every page's plan: url, f, due, capped\n"
+    "  --summary FILE   the summary as key, value rows\n"
     "  -q               no progress or summary on stderr\n"
     "  -h               this help;  --version  the version\n"
     "See wa-schedule(1).\n";
@@ -48,6 +48,7 @@ static const char usage[] =
 enum {
 	OPT_ALPHA = WA_OPT_FIRST_TOOL, OPT_CHI, OPT_DISCOVER_XML,
 	OPT_DISCOVER_HTML, OPT_CATEGORIES, OPT_OVERRIDES, OPT_CASH, OPT_AHEAD, OPT_RETRY_MAX,
+	OPT_PLAN, OPT_SUMMARY,
 };
 
 int
@@ -64,7 +65,15 @@ main(int argc, char **argv)
 		{ "now", required_argument, NULL, WA_OPT_NOW },
 		{ "ahead", required_argument, NULL, OPT_AHEAD },
 		{ "retry-max", required_argument, NULL, OPT_RETRY_MAX },
+		{ "plan", required_argument, NULL, OPT_PLAN },
+		{ "summary", required_argument, NULL, OPT_SUMMARY },
 		WA_COMMON_LONGOPTS
+	};
+	/* The spellings of the release before. */
+	static const struct opt_renamed renamed[] = {
+		{ 'F', OPT_PLAN, "--plan" },
+		{ 's', OPT_SUMMARY, "--summary" },
+		{ 0, 0, NULL },
 	};
 	struct schedule s = {
 		.cycle_days = 0.25, .alpha = 0.95, .chi = 1, .share_xml = 20, .share_html = 20,
@@ -76,8 +85,8 @@ main(int argc, char **argv)
 	wa_init(argc, argv, usage);
 	s.now = (int64_t)time(NULL);
 	while ((c = getopt_long(argc, argv, "F:G:T:hqs:", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'F':
+		switch (opt_rename(c, renamed)) {
+		case OPT_PLAN:
 			s.plan_path = optarg;
 			break;
 		case 'G':
@@ -88,7 +97,7 @@ main(int argc, char **argv)
 			if (!(s.cycle_days > 0))
 				wa_usage_error("-T: the refresh cycle time must be positive");
 			break;
-		case 's':
+		case OPT_SUMMARY:
 			s.summary_path = optarg;
 			break;
 		case OPT_ALPHA:

@@ -9,13 +9,14 @@
 #include "wa.h"
 
 static const char usage[] =
-    "usage: wa-url [-q] [-b BASE] [-a KEY]... [FILE...]\n"
+    "usage: wa-url [-q] [-B BASE] [-a KEY]... [FILE...]\n"
     "Writes each TSV row of the FILEs (or stdin) with its first column, a URL,\n"
     "in canonical form; the other columns stay as they are.  Rows whose URL\n"
     "cannot be made canonical are reported on stderr and left out.\n"
     "  -a KEY   append a column: surt (SURT key), host, or domain (registrable\n"
     "           domain); repeat for more columns, in the order given\n"
-    "  -b BASE  resolve relative references against the URL BASE\n"
+    "  -B BASE, --base BASE\n"
+    "           resolve relative references against the URL BASE\n"
     "  -q       no progress line\n"
     "  -h       this help;  --version  the version\n"
     "See wa-url(1).\n";
@@ -68,16 +69,24 @@ filter(const char *path)
 int
 main(int argc, char **argv)
 {
-	static const struct option longopts[] = { WA_COMMON_LONGOPTS };
+	static const struct option longopts[] = {
+		{ "base", required_argument, NULL, 'B' },
+		WA_COMMON_LONGOPTS
+	};
+	/* The spelling of the release before. */
+	static const struct opt_renamed renamed[] = {
+		{ 'b', 'B', "-B (--base)" },
+		{ 0, 0, NULL },
+	};
 	static char canon_base[URL_BUFSIZE];
 	const char *why;
 	int c;
 
 	wa_init(argc, argv, usage);
 	keys = wa_calloc((size_t)argc, sizeof *keys);
-	while ((c = getopt_long(argc, argv, "a:b:hq", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "a:B:b:hq", longopts, NULL)) != -1) {
 		const struct key *k;
-		switch (c) {
+		switch (opt_rename(c, renamed)) {
 		case 'a':
 			for (k = key_table; k < key_end; k++)
 				if (strcmp(optarg, k->name) == 0)
@@ -87,9 +96,9 @@ main(int argc, char **argv)
 				    optarg);
 			keys[nkeys++] = k;
 			break;
-		case 'b':
+		case 'B':
 			if (!url_canon(optarg, canon_base, &why))
-				wa_usage_error("-b: bad base URL '%s': %s", optarg, why);
+				wa_usage_error("-B: bad base URL '%s': %s", optarg, why);
 			base = canon_base;
 			break;
 		default:

@@ -22,9 +22,9 @@ ok "usefulness" wa-invrank -q -I pr.tsv -o ir.tsv g
 printf 'http://a.example/\t%s\t%s\t-\n' 0 - 86400 1 172800 0 >hist.tsv
 ok "change rates" wa-lambda -q --prior 1,7 -o lambda.tsv hist.tsv
 printf 'http://a.example/\thtml\t0.5\t1\t0.1\t100000\t-\nhttp://b.example/\t-\t0.5\t-\t-\t-\t-\n' >state.tsv
-ok "a schedule" wa-schedule -q -G 100 --now 200000 -F plan.tsv -s summary.tsv state.tsv
+ok "a schedule" wa-schedule -q -G 100 --now 200000 --plan plan.tsv --summary summary.tsv state.tsv
 ok "an OPIC state" wa-opic -q -s opic.st "$G/linkmat-cycle2.links.tsv"
-ok "partition rules" wa-partition -q -k 2 -o rules.tsv "$G/rank-cycles.links.tsv"
+ok "partition rules" wa-partition -q -n 2 -o rules.tsv "$G/rank-cycles.links.tsv"
 cp rules.tsv other.tsv
 sed 's/$/\r/' "$G/rank-cycles.links.tsv" >crlf.tsv
 echo not a WARC yet >fetch.warc
@@ -63,7 +63,7 @@ for bad in warc.gz crlf.tsv other.tsv; do
 	refused "wa-linkmat, $bad for links" g "$why" wa-linkmat -q -o g "$bad"
 	refused "wa-linkmat, $bad for pages" g "$why" \
 		wa-linkmat -q -p "$bad" -o g "$G/linkmat-sites.links.tsv"
-	refused "wa-pagerank -p $bad" "pr.tsv pr.vec" "$why" wa-pagerank -q -p "$bad" -o pr.tsv -b pr.vec g
+	refused "wa-pagerank -E $bad" "pr.tsv pr.vec" "$why" wa-pagerank -q -E "$bad" -o pr.tsv -b pr.vec g
 	refused "wa-pagerank --subscriptions $bad" "pr.tsv pr.vec" "$why" \
 		wa-pagerank -q --subscriptions "$bad" -o pr.tsv -b pr.vec g
 	refused "wa-pagerank --init $bad" "pr.tsv pr.vec" "$why" \
@@ -72,12 +72,12 @@ for bad in warc.gz crlf.tsv other.tsv; do
 	refused "wa-lambda $bad" lambda.tsv "$why" wa-lambda -q -o lambda.tsv "$bad"
 	refused "wa-lambda -O $bad" lambda.tsv "$why" wa-lambda -q -O "$bad" -o lambda.tsv hist.tsv
 	refused "wa-schedule $bad" "plan.tsv summary.tsv" "$why" \
-		wa-schedule -q -G 100 --now 200000 -F plan.tsv -s summary.tsv "$bad"
+		wa-schedule -q -G 100 --now 200000 --plan plan.tsv --summary summary.tsv "$bad"
 	refused "wa-opic $bad" opic.st "$why" wa-opic -q -s opic.st "$bad"
-	refused "wa-partition $bad" rules.tsv "$why" wa-partition -q -k 2 -o rules.tsv "$bad"
-	refused "wa-partition -u $bad" rules.tsv "$why" wa-partition -q -k 2 -u -o rules.tsv "$bad"
-	refused "wa-partition -w $bad" rules.tsv "$why" \
-		wa-partition -q -k 2 -w "$bad" -o rules.tsv "$G/rank-cycles.links.tsv"
+	refused "wa-partition $bad" rules.tsv "$why" wa-partition -q -n 2 -o rules.tsv "$bad"
+	refused "wa-partition --urls $bad" rules.tsv "$why" wa-partition -q -n 2 --urls -o rules.tsv "$bad"
+	refused "wa-partition --weights $bad" rules.tsv "$why" \
+		wa-partition -q -n 2 --weights "$bad" -o rules.tsv "$G/rank-cycles.links.tsv"
 	exits 1 "wa-url, $bad: exit 1" sh -c 'wa-url <"$1"' sh "$bad"
 done
 # wa-fetch logs a bad URL among good ones as bad-url; a list with none
@@ -100,19 +100,19 @@ ok "an empty links stream is a graph of no pages" wa-linkmat -q -o g0 empty.tsv
 # Each weight finite, their sum past DBL_MAX (1.8e308): normalised by the
 # sum, every page got 0 or NaN (-nan written for every page).
 cut -f1 pr.tsv | LC_ALL=C sort | sed 's/$/\t1e308/' >huge.tsv
-refused "wa-pagerank -p, weights summing past DBL_MAX" "pr.tsv pr.vec" "huge.tsv:2: .*sum" \
-	wa-pagerank -q -p huge.tsv -o pr.tsv -b pr.vec g
+refused "wa-pagerank -E, weights summing past DBL_MAX" "pr.tsv pr.vec" "huge.tsv:2: .*sum" \
+	wa-pagerank -q -E huge.tsv -o pr.tsv -b pr.vec g
 refused "wa-pagerank --init, scores summing past DBL_MAX" "pr.tsv pr.vec" "huge.tsv:2: .*sum" \
 	wa-pagerank -q --init huge.tsv -o pr.tsv -b pr.vec g
 refused "wa-invrank -I, importance summing past DBL_MAX" ir.tsv "huge.tsv:2: .*sum" \
 	wa-invrank -q -I huge.tsv -o ir.tsv g
 { cut -f1 "$G/rank-cycles.links.tsv"; cut -f2 "$G/rank-cycles.links.tsv"; } | LC_ALL=C sort -u |
 	sed 's/$/\t1e308/' >huge-w.tsv
-refused "wa-partition -w, weights summing past DBL_MAX" rules.tsv "huge-w.tsv:2: .*sum" \
-	wa-partition -q -k 2 -w huge-w.tsv -o rules.tsv "$G/rank-cycles.links.tsv"
+refused "wa-partition --weights, weights summing past DBL_MAX" rules.tsv "huge-w.tsv:2: .*sum" \
+	wa-partition -q -n 2 --weights huge-w.tsv -o rules.tsv "$G/rank-cycles.links.tsv"
 printf 'http://a.example/\tnan\n' >nan.tsv
-refused "wa-pagerank -p, NaN" "pr.tsv pr.vec" "nan.tsv:1: bad score 'nan'" \
-	wa-pagerank -q -p nan.tsv -o pr.tsv -b pr.vec g
+refused "wa-pagerank -E, NaN" "pr.tsv pr.vec" "nan.tsv:1: bad score 'nan'" \
+	wa-pagerank -q -E nan.tsv -o pr.tsv -b pr.vec g
 printf 'http://a.example/\tinf\n' >inf.tsv
 refused "wa-lambda -O, infinity" lambda.tsv "inf.tsv:1: lambda is not a positive number" \
 	wa-lambda -q -O inf.tsv -o lambda.tsv hist.tsv

@@ -83,7 +83,7 @@ is "$(cut -f1,2 "$c1/failures.tsv" | tr '\t\n' ' ;')" \
 is "$(awk -F '\t' '$1 == "rows" { print $2 }' "$c1/summary.tsv")" 25 "the plan holds G x T = 25 rows"
 is "$(grep -Evc '^http://[a-z]+\.test:8080/' "$c1/next.tsv")" 0 "and nothing outside SCOPE"
 wa-schedule -q -G 100 -T 6h --now $((now1 + 21600)) --overrides "$c1/overrides.tsv" \
-	-F "$tmp/freq1" "$c1/state.tsv" >"$tmp/next1"
+	--plan "$tmp/freq1" "$c1/state.tsv" >"$tmp/next1"
 same_file "$c1/next.tsv" "$tmp/next1" "the plan is made for the next cycle, T = 6h later"
 same_file "$c1/frequencies.tsv" "$tmp/freq1" "with every page's frequency beside it"
 disallowed=$(awk -F '\t' '$2 == "disallow"' "$web/expected/robots.tsv" | cut -f1 |
@@ -126,7 +126,7 @@ is "$(cat "$tmp/lost")" "" "and has those of cycle 2"
 like "$(grep -e '-u .*/cycle-1/graph' "$c2/log")" wa-linkmat "cycle 2 updates cycle 1's graph (-u)"
 like "$(grep -A1 -e 'wa-pagerank -v' "$c2/log")" "--init '[^']*/cycle-1/importance.tsv'" \
 	"and ranks from its importance (--init)"
-like "$(grep -e '-p .*/cycle-1/fetched.tsv' "$c2/log")" wa-fetch "and fetches with its validators (-p)"
+like "$(grep -e '-P .*/cycle-1/fetched.tsv' "$c2/log")" wa-fetch "and fetches with its validators (-P)"
 wa-pagerank -q -o "$tmp/cold.tsv" "$c2/graph"
 tsv_near "$c2/importance.tsv" "$tmp/cold.tsv" 1e-8 "the warm start gives the importance of a cold one"
 

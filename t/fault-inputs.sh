@@ -55,9 +55,9 @@ previous_outputs() {
 		wa-pagerank -q -U "$f_o/use.tsv" -b "$f_o/imp.vec" -o "$f_o/imp.tsv" "$f_o/g"
 	ok "wa-invrank: a good run" wa-invrank -q -b "$f_o/inv.vec" -o "$f_o/inv.tsv" "$f_o/g"
 	ok "wa-lambda: a good run" wa-lambda -q -o "$f_o/lambda.tsv" "$f_i/hist.tsv"
-	ok "wa-schedule: a good run" wa-schedule -q -G 100 --now 1700000000 -F "$f_o/freq.tsv" \
-		-s "$f_o/summary.tsv" "$f_i/state.tsv"
-	ok "wa-partition: a good run" wa-partition -q -k 3 -o "$f_o/rules.tsv" "$f_i/links.tsv"
+	ok "wa-schedule: a good run" wa-schedule -q -G 100 --now 1700000000 --plan "$f_o/freq.tsv" \
+		--summary "$f_o/summary.tsv" "$f_i/state.tsv"
+	ok "wa-partition: a good run" wa-partition -q -n 3 -o "$f_o/rules.tsv" "$f_i/links.tsv"
 	cp "$f_i/opic.st" "$f_o/opic.st"
 	cp -a "$f_o" "$tmp/previous"
 	FAULT_OUT=$f_o

@@ -105,10 +105,10 @@ fault wa-pagerank "--init: an unsorted importance" "$i/imp.unsorted:2: not sorte
 	wa-pagerank -q --init "$i/imp.unsorted" -o "$o/imp.tsv" "$o/g"
 fault wa-pagerank "--init: a truncated gzip importance" "$i/imp.cut.gz: truncated gzip data at byte [0-9]+" \
 	wa-pagerank -q --init "$i/imp.cut.gz" -o "$o/imp.tsv" "$o/g"
-fault wa-pagerank "-p: an unsorted personalisation" "$i/imp.unsorted:2: not sorted" \
-	wa-pagerank -q -p "$i/imp.unsorted" -o "$o/imp.tsv" "$o/g"
-fault wa-pagerank "-p: a missing personalisation" "$i/nothing.tsv: No such file" \
-	wa-pagerank -q -p "$i/nothing.tsv" -o "$o/imp.tsv" "$o/g"
+fault wa-pagerank "-E: an unsorted personalisation" "$i/imp.unsorted:2: not sorted" \
+	wa-pagerank -q -E "$i/imp.unsorted" -o "$o/imp.tsv" "$o/g"
+fault wa-pagerank "-E: a missing personalisation" "$i/nothing.tsv: No such file" \
+	wa-pagerank -q -E "$i/nothing.tsv" -o "$o/imp.tsv" "$o/g"
 fault wa-pagerank "standard output on a full device" "standard output: No space left on device" \
 	sh -c 'wa-pagerank -q "$1" >/dev/full' sh "$o/g"
 
@@ -136,15 +136,15 @@ fault wa-lambda "standard output on a full device" "standard output: No space le
 
 # wa-schedule
 fault wa-schedule "a missing state" "$i/nothing.tsv: No such file" \
-	wa-schedule -q -G 100 -F "$o/freq.tsv" -s "$o/summary.tsv" "$i/nothing.tsv"
+	wa-schedule -q -G 100 --plan "$o/freq.tsv" --summary "$o/summary.tsv" "$i/nothing.tsv"
 fault wa-schedule "a truncated gzip state" "$i/state.cut.gz: truncated gzip data at byte [0-9]+" \
-	wa-schedule -q -G 100 -F "$o/freq.tsv" -s "$o/summary.tsv" "$i/state.cut.gz"
-fault wa-schedule "an unsorted state, with -F and -s" "$i/state.unsorted:2: not sorted" \
-	wa-schedule -q -G 100 -F "$o/freq.tsv" -s "$o/summary.tsv" "$i/state.unsorted"
+	wa-schedule -q -G 100 --plan "$o/freq.tsv" --summary "$o/summary.tsv" "$i/state.cut.gz"
+fault wa-schedule "an unsorted state, with --plan and --summary" "$i/state.unsorted:2: not sorted" \
+	wa-schedule -q -G 100 --plan "$o/freq.tsv" --summary "$o/summary.tsv" "$i/state.unsorted"
 fault wa-schedule "--overrides: a missing file" "$i/nothing.tsv: No such file" \
-	wa-schedule -q -G 100 --overrides "$i/nothing.tsv" -F "$o/freq.tsv" "$i/state.tsv"
+	wa-schedule -q -G 100 --overrides "$i/nothing.tsv" --plan "$o/freq.tsv" "$i/state.tsv"
 fault wa-schedule "--cash: an unsorted file" "$i/imp.unsorted:2: not sorted" \
-	wa-schedule -q -G 100 --cash "$i/imp.unsorted" -F "$o/freq.tsv" "$i/state.tsv"
+	wa-schedule -q -G 100 --cash "$i/imp.unsorted" --plan "$o/freq.tsv" "$i/state.tsv"
 fault wa-schedule "standard output on a full device" "standard output: No space left on device" \
 	sh -c 'wa-schedule -q -G 100 "$1" >/dev/full' sh "$i/state.tsv"
 
@@ -164,13 +164,13 @@ cp "$tmp/previous/opic.st" "$o/opic.st"
 
 # wa-partition
 fault wa-partition "a missing links file" "$i/nothing.tsv: No such file" \
-	wa-partition -q -k 3 -o "$o/rules.tsv" "$i/nothing.tsv"
+	wa-partition -q -n 3 -o "$o/rules.tsv" "$i/nothing.tsv"
 fault wa-partition "a truncated gzip links file" "$i/links.cut.gz: truncated gzip data at byte [0-9]+" \
-	wa-partition -q -k 3 -o "$o/rules.tsv" "$i/links.cut.gz"
-fault wa-partition "-w: a missing weights file" "$i/nothing.tsv: No such file" \
-	wa-partition -q -k 3 -w "$i/nothing.tsv" -o "$o/rules.tsv" "$i/links.tsv"
+	wa-partition -q -n 3 -o "$o/rules.tsv" "$i/links.cut.gz"
+fault wa-partition "--weights: a missing weights file" "$i/nothing.tsv: No such file" \
+	wa-partition -q -n 3 --weights "$i/nothing.tsv" -o "$o/rules.tsv" "$i/links.tsv"
 fault wa-partition "-P: missing previous rules" "$i/nothing.tsv: No such file" \
-	wa-partition -q -k 3 -P "$i/nothing.tsv" -o "$o/rules.tsv" "$i/links.tsv"
+	wa-partition -q -n 3 -P "$i/nothing.tsv" -o "$o/rules.tsv" "$i/links.tsv"
 fault wa-partition "-a: missing rules" "$i/nothing.tsv: No such file" \
 	wa-partition -q -a "$i/nothing.tsv" "$i/links.tsv"
 
@@ -211,21 +211,21 @@ if mount -t tmpfs -o size=256k tmpfs "$m" 2>/dev/null; then
 	fi
 	fault wa-lambda "-o on a full device" "$m/lambda.tsv: write failed: No space left on device" \
 		wa-lambda -q -o "$m/lambda.tsv" "$i/hist.tsv"
-	fault wa-schedule "-F and -s on a full device" "$m/(freq|summary).tsv: write failed: No space left on device" \
-		sh -c 'exec wa-schedule -q -G 100 --now 1700000000 -F "$1" -s "$2" "$3" >/dev/null' sh \
+	fault wa-schedule "--plan and --summary on a full device" "$m/(freq|summary).tsv: write failed: No space left on device" \
+		sh -c 'exec wa-schedule -q -G 100 --now 1700000000 --plan "$1" --summary "$2" "$3" >/dev/null' sh \
 		"$m/freq.tsv" "$m/summary.tsv" "$i/state.tsv"
 	fault wa-opic "its state on a full device" "$m/opic.st: write failed: No space left on device" \
 		sh -c 'exec wa-opic -q -s "$1" "$2" >/dev/null' sh "$m/opic.st" "$i/links.tsv"
 	fault wa-partition "-o on a full device" "$m/rules.tsv: write failed: No space left on device" \
-		wa-partition -q -k 3 -o "$m/rules.tsv" "$i/links.tsv"
+		wa-partition -q -n 3 -o "$m/rules.tsv" "$i/links.tsv"
 else
 	echo "# no tmpfs could be mounted (not root?): the full-device cases of -o are skipped"
 fi
 
 # Weights past the last URL are read too: out of order, they are an error.
 awk -F '\t' -v OFS='\t' '{ print $1, NR % 7 + 1 }' "$i/imp.tsv" | sort -r >"$i/weights.unsorted"
-fault wa-partition "-w: unsorted weights" \
+fault wa-partition "--weights: unsorted weights" \
 	"$i/weights.unsorted:2: not sorted" \
-	wa-partition -q -k 3 -w "$i/weights.unsorted" -o "$o/rules.tsv" "$i/links.tsv"
+	wa-partition -q -n 3 --weights "$i/weights.unsorted" -o "$o/rules.tsv" "$i/links.tsv"
 
 done_testing

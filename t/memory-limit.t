@@ -112,8 +112,8 @@ same_file "$l/inv.vec" "$u/inv.vec" "wa-invrank: the same vector"
 # /usr/bin/time %M):
 #   wa-pagerank -U use.tsv -b imp.vec       least 142  VmPeak 205-246  RSS 39
 #   wa-pagerank --jacobi                    least 109  VmPeak 168-197  RSS 23
-#   wa-pagerank -p e.tsv --init imp.vec     least 120  VmPeak 215      RSS 86
-#   wa-pagerank -p e.tsv --init imp.tsv     least 120  VmPeak 215-231  RSS 86
+#   wa-pagerank -E e.tsv --init imp.vec     least 120  VmPeak 215      RSS 86
+#   wa-pagerank -E e.tsv --init imp.tsv     least 120  VmPeak 215-231  RSS 86
 #   wa-invrank -I imp.tsv -b inv.vec        least 134  VmPeak 197      RSS 72
 #   wa-invrank --transpose                  least 115  VmPeak 181      RSS 31
 # so every limited run below failed with them, exit 1: wa-pagerank -U
@@ -164,10 +164,10 @@ rm -f "$big"/[ul]/jac.tsv
 # Gauss-Seidel importance by propagation blocking, in temporary files,
 # from a personalisation and a start vector, binary and TSV (both the
 # unlimited run's).
-big_rank "wa-pagerank -p --init VEC" pv.tsv -- wa-pagerank -i 3 -p "$big/e.tsv" \
+big_rank "wa-pagerank -E --init VEC" pv.tsv -- wa-pagerank -i 3 -E "$big/e.tsv" \
 	--init "$big/u/imp.vec" -o @/pv.tsv
 rm -f "$big"/[ul]/pv.tsv
-big_rank "wa-pagerank -p --init TSV" pt.tsv -- wa-pagerank -i 3 -p "$big/e.tsv" \
+big_rank "wa-pagerank -E --init TSV" pt.tsv -- wa-pagerank -i 3 -E "$big/e.tsv" \
 	--init "$big/u/imp.tsv" -o @/pt.tsv
 rm -f "$big"/[ul]/pt.tsv
 # One Jacobi step of half the slices, written a chunk at a time.
@@ -190,7 +190,7 @@ rm -rf "$big"
 
 # wa-partition: -m is its sort's; its tree of the URLs is its own.
 both_ways "wa-partition -m 4M" $((4 + MARGIN)) "$u" "$l" \
-	wa-partition -q -m 4M -k 4 -o @/rules.tsv "$i/links.small.tsv"
+	wa-partition -q -m 4M -n 4 -o @/rules.tsv "$i/links.small.tsv"
 same_file "$l/rules.tsv" "$u/rules.tsv" "wa-partition: the same rules"
 
 # The streaming tools, under the margin alone.

@@ -69,28 +69,28 @@ fault wa-extract "a WARC" "$eio: read error: Input/output error" \
 fault wa-fetch "the URL list" "$eio: $EIO" wa-fetch -q -o "$tmp/fetch.warc.gz" "$eio"
 fault wa-linkmat "the links" "$eio: $EIO" wa-linkmat -q -o "$o/g" "$eio"
 fault wa-linkmat "-p: the pages" "$eio: $EIO" wa-linkmat -q -p "$eio" -o "$o/g" "$i/links.tsv"
-fault wa-pagerank "-p: the personalisation" "$eio: $EIO" \
-	wa-pagerank -q -p "$eio" -U "$o/use.tsv" -o "$o/imp.tsv" "$o/g"
+fault wa-pagerank "-E: the personalisation" "$eio: $EIO" \
+	wa-pagerank -q -E "$eio" -U "$o/use.tsv" -o "$o/imp.tsv" "$o/g"
 fault wa-pagerank "--init: the importance" "$eio: $EIO" \
 	wa-pagerank -q --init "$eio" -b "$o/imp.vec" -o "$o/imp.tsv" "$o/g"
 fault wa-invrank "-I: the importance" "$eio: $EIO" wa-invrank -q -I "$eio" -o "$o/inv.tsv" "$o/g"
 fault wa-lambda "the history" "$eio: $EIO" wa-lambda -q -o "$o/lambda.tsv" "$eio"
 fault wa-lambda "-O: the overrides" "$eio: $EIO" wa-lambda -q -O "$eio" -o "$o/lambda.tsv" "$i/hist.tsv"
 fault wa-schedule "the state" "$eio: $EIO" \
-	wa-schedule -q -G 100 -F "$o/freq.tsv" -s "$o/summary.tsv" "$eio"
+	wa-schedule -q -G 100 --plan "$o/freq.tsv" --summary "$o/summary.tsv" "$eio"
 fault wa-schedule "--cash" "$eio: $EIO" \
-	wa-schedule -q -G 100 --cash "$eio" -F "$o/freq.tsv" "$i/state.tsv"
+	wa-schedule -q -G 100 --cash "$eio" --plan "$o/freq.tsv" "$i/state.tsv"
 fault wa-schedule "--overrides" "$eio: $EIO" \
-	wa-schedule -q -G 100 --overrides "$eio" -F "$o/freq.tsv" "$i/state.tsv"
+	wa-schedule -q -G 100 --overrides "$eio" --plan "$o/freq.tsv" "$i/state.tsv"
 fault wa-opic "the links" "$eio: $EIO" wa-opic -q -s "$o/opic.st" "$eio"
 fault wa-opic "the state" "$eio: $EIO" wa-opic -q -s "$eio" "$i/links.tsv"
 fault wa-opic "-t: the fetch log" "$eio: $EIO" wa-opic -q -s "$tmp/new.st" -t "$eio" "$i/links.tsv"
 is "$(ls "$tmp" | grep new.st)" "" "  and no new state, under its name or another"
-fault wa-partition "the links" "$eio: $EIO" wa-partition -q -k 3 -o "$o/rules.tsv" "$eio"
-fault wa-partition "-w: the weights" "$eio: $EIO" \
-	wa-partition -q -k 3 -w "$eio" -o "$o/rules.tsv" "$i/links.tsv"
+fault wa-partition "the links" "$eio: $EIO" wa-partition -q -n 3 -o "$o/rules.tsv" "$eio"
+fault wa-partition "--weights: the weights" "$eio: $EIO" \
+	wa-partition -q -n 3 --weights "$eio" -o "$o/rules.tsv" "$i/links.tsv"
 fault wa-partition "-P: the previous rules" "$eio: $EIO" \
-	wa-partition -q -k 3 -P "$eio" -o "$o/rules.tsv" "$i/links.tsv"
+	wa-partition -q -n 3 -P "$eio" -o "$o/rules.tsv" "$i/links.tsv"
 fault wa-partition "-a: the rules" "$eio: $EIO" wa-partition -q -a "$eio" "$i/links.tsv"
 fault wa-partition "-a: the URLs" "$eio: $EIO" wa-partition -q -a "$o/rules.tsv" "$eio"
 
@@ -134,10 +134,10 @@ fault wa-linkmat "links, then EIO" "$STDIN" \
 fault wa-linkmat "gzip links, then EIO" "$STDIN" eio_after "$i/links.gz" wa-linkmat -q -o "$o/g"
 fault wa-lambda "a history, then EIO" "$STDIN" eio_after "$i/hist.tsv" wa-lambda -q -o "$o/lambda.tsv"
 fault wa-schedule "a state, then EIO" "$STDIN" \
-	eio_after "$i/state.tsv" wa-schedule -q -G 100 -F "$o/freq.tsv" -s "$o/summary.tsv"
+	eio_after "$i/state.tsv" wa-schedule -q -G 100 --plan "$o/freq.tsv" --summary "$o/summary.tsv"
 fault wa-opic "links, then EIO" "$STDIN" eio_after "$i/links.tsv" wa-opic -q -s "$o/opic.st"
 fault wa-partition "links, then EIO" "$STDIN" \
-	eio_after "$i/links.tsv" wa-partition -q -k 3 -o "$o/rules.tsv"
+	eio_after "$i/links.tsv" wa-partition -q -n 3 -o "$o/rules.tsv"
 fault wa-partition "-a: URLs, then EIO" "$STDIN" \
 	eio_after "$i/links.tsv" wa-partition -q -a "$o/rules.tsv"
 ok "no WARC was left by wa-fetch" test ! -e "$tmp/fetch.warc.gz"

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Change detection across runs: with -p PREVIOUS_LOG wa-fetch sends
+# Change detection across runs: with -P PREVIOUS_LOG wa-fetch sends
 # If-None-Match and If-Modified-Since; a 304 is "unchanged" (0) and keeps
 # the previous columns; otherwise the payload digest decides.  The WARC
 # gets revisit records (server-not-modified, identical-payload-digest),
@@ -18,7 +18,7 @@ R="--allow-private -q -w 0 --resolve one.test:8080:$(t_addr 1)"
 U=http://one.test:8080
 printf '%s\n' $U/a.html $U/b.html >"$tmp/urls"
 fetch() {	# RUN [PREVIOUS]
-	wa-fetch $R -o "$tmp/run$1.warc.gz" ${2:+-p "$tmp/log$2"} "$tmp/urls" >"$tmp/log$1"
+	wa-fetch $R -o "$tmp/run$1.warc.gz" ${2:+-P "$tmp/log$2"} "$tmp/urls" >"$tmp/log$1"
 	cp "$tmp/log$1" "$tmp/log"
 }
 cols() { row "$1" | cut -f 3-11; }
@@ -55,4 +55,17 @@ revisit	$U/b.html	http://netpreserve.org/warc/1.1/revisit/identical-payload-dige
 is "$(warcio_tsv "$tmp/run3.warc.gz" warc-type warc-payload-digest warc-refers-to-date | grep revisit)" \
 	"revisit	$(sha1_b32 "$tmp/site/b.html")	$(date -u -d @"$(grep b.html "$tmp/log2" | cut -f 2)" +%Y-%m-%dT%H:%M:%SZ 2>/dev/null)" \
 	"with the digest and the date of the fetch it refers to"
+
+# The letters of the release before still work this release: -p LOG as
+# -P LOG, -c N as --per-connection N, each with a warning line.
+ok "the old letters -p and -c" wa-fetch $R -p "$tmp/log3" -c 5 "$tmp/urls"
+cut -f 1,3- "$tmp/stdout" >"$tmp/old-letters"
+is "$(cat "$tmp/stderr")" \
+	"wa-fetch: -p is now -P (--previous); the old spelling goes in the next release
+wa-fetch: -c is now --per-connection; the old spelling goes in the next release" \
+	"a warning line for each, naming the new spelling"
+ok "their new spellings" wa-fetch $R --previous "$tmp/log3" --per-connection 5 "$tmp/urls"
+cut -f 1,3- "$tmp/stdout" >"$tmp/new-letters"
+same_file "$tmp/new-letters" "$tmp/old-letters" "give the same log, but for the times"
+is "$(cat "$tmp/stderr")" "" "with no warning"
 done_testing

@@ -141,7 +141,7 @@ rdate=$(awk -F '\t' '$1 == "response" && $2 == u { print substr($3, 1, 19) }' \
 tr=$(date -u -d "${rdate}Z" +%s)
 ok "robots.txt, asked first, is dated from TIME too" test "$tr" -ge "$t0" -a "$tr" -le "$t1"
 wa-fetch --resolve one.test:8080:$a --allow-private -w 0 -q --now $((t0 + 86400)) \
-	-p "$tmp/log" "$tmp/now-urls" >"$tmp/log2"
+	-P "$tmp/log" "$tmp/now-urls" >"$tmp/log2"
 is "$(cut -f 2,3,9 "$tmp/log2" | awk -F '\t' -v t=$((t0 + 86400)) -v e=$(($(date +%s) - after)) \
 	'$1 >= t && $1 <= t + e { $1 = "ok" } { print }')" "ok 304 0
 ok 304 0" "a day later in Unix seconds, unchanged pages answer 304"
@@ -157,7 +157,7 @@ exits 2 "--max-size 0 is refused" wa-fetch --max-size 0 "$tmp/urls"
 exits 1 "a missing input file is an error" wa-fetch $R "$tmp/nothing"
 like "$(cat "$tmp/stderr")" "nothing" "naming the file"
 printf 'x\t1\t200\n' >"$tmp/badlog"
-exits 1 "a previous log that is no fetch log is refused" wa-fetch $R -p "$tmp/badlog" "$tmp/urls"
+exits 1 "a previous log that is no fetch log is refused" wa-fetch $R -P "$tmp/badlog" "$tmp/urls"
 like "$(cat "$tmp/stderr")" "badlog:1" "with its file and line"
 ok "-h prints the usage" sh -c "wa-fetch -h | grep -q 'usage: wa-fetch'"
 like "$(wa-fetch --version)" "^wa-fetch \(wa\) " "--version"

@@ -1,9 +1,9 @@
 #!/bin/sh
 # wa-fetch's politeness (the model of Castillo, "Effective Web Crawling",
 # 2004): at least -w seconds from the end of one request to a site to the
-# start of the next, one connection per site at a time, at most -c requests
-# per connection, many sites served at once; Crawl-delay, Retry-After and
-# failing sites.  Gaps are read from the servers' own access logs.
+# start of the next, one connection per site at a time, at most
+# --per-connection requests per connection, many sites served at once;
+# Crawl-delay, Retry-After and failing sites.  Gaps are read from the servers' own access logs.
 . "$(dirname "$0")/lib.sh"
 . "$T_DIR/wa-fetch-lib.sh"
 
@@ -19,7 +19,7 @@ for p in 1 2 3; do for s in 1 2 3 4; do
 	echo "http://s$s.test:8080/p$p.html" >>"$tmp/urls"
 done; done
 
-ok "four sites, three pages each, -w 1 -r 4 -c 2" sh -c "wa-fetch $R -w 1 -r 4 -c 2 $tmp/urls >$tmp/log"
+ok "four sites, three pages each, -w 1 -r 4 --per-connection 2" sh -c "wa-fetch $R -w 1 -r 4 --per-connection 2 $tmp/urls >$tmp/log"
 is "$(cut -f 3 "$tmp/log" | sort | uniq -c | tr -s ' ')" " 12 200" "every page is fetched"
 for s in 1 2 3 4; do
 	is "$(wc -l <"$tmp/nginx-s$s/logs/access.log")" 4 "site $s: robots.txt and three pages"
@@ -34,11 +34,11 @@ last=$(for s in 1 2 3 4; do tail -1 "$tmp/nginx-s$s/logs/access.log"; done | sor
 ok "the sites are served at the same time, not one after the other" \
 	awk -v a="$first" -v b="$last" 'BEGIN { exit !(a < b) }'
 
-# -c 1: a fresh connection for every request.
+# --per-connection 1: a fresh connection for every request.
 nginx_start c1 "$(t_addr 5)" 8080 "$tmp/site"
-printf 'http://c1.test:8080/p%s.html\n' 1 2 3 | wa-fetch $R --resolve c1.test:8080:$(t_addr 5) -w 0 -c 1 >/dev/null
+printf 'http://c1.test:8080/p%s.html\n' 1 2 3 | wa-fetch $R --resolve c1.test:8080:$(t_addr 5) -w 0 --per-connection 1 >/dev/null
 is "$(awk '{ print $2 " " $3 }' "$tmp/nginx-c1/logs/access.log" | sort -u | awk '$2 == 1' | wc -l)" 4 \
-	"-c 1: four requests on four connections"
+	"--per-connection 1: four requests on four connections"
 
 # Crawl-delay raises the wait; one above --max-crawl-delay defers the site.
 mkdir -p "$tmp/slow" "$tmp/lazy"

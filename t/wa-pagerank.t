@@ -54,11 +54,11 @@ for name in $(test_graphs); do
 		sort -t "$(printf '\t')" -k1,1 >"$o.pers"
 	# On the chain the changes swing, and the one extrapolation made
 	# must be the last (rank.c): else no convergence.
-	ok "$name: -p" wa-pagerank -q $TIGHT -p "$o.pers" -o "$o.p" "$g7"
-	vcheck "$name: -p equals networkx.pagerank(personalization=)" \
+	ok "$name: -E" wa-pagerank -q $TIGHT -E "$o.pers" -o "$o.p" "$g7"
+	vcheck "$name: -E equals networkx.pagerank(personalization=)" \
 		pagerank "$links" "$pages" "$o.p" --personalization "$o.pers"
-	ok "$name: -p --renormalize" wa-pagerank -q $TIGHT -p "$o.pers" --renormalize -o "$o.prn" "$g"
-	vcheck "$name: -p --renormalize equals eq. 2.6-2.7 with E" \
+	ok "$name: -E --renormalize" wa-pagerank -q $TIGHT -E "$o.pers" --renormalize -o "$o.prn" "$g"
+	vcheck "$name: -E --renormalize equals eq. 2.6-2.7 with E" \
 		renormalize "$links" "$pages" "$o.prn" --personalization "$o.pers"
 
 	ok "$name: -c 0.5" wa-pagerank -q $TIGHT -c 0.5 -o "$o.c5" "$g7"
@@ -114,9 +114,9 @@ vcheck "subscriptions: equal networkx.pagerank(personalization=0.9 uniform + 0.1
 	pagerank "$tmp/gen.links.tsv" "$tmp/gen.pages.tsv" "$tmp/subs.gs" --subscriptions "$tmp/subs"
 is "$(awk -F "$tab" '!($2 > 0)' "$tmp/subs.gs" | wc -l | tr -d ' ')" 0 \
 	"subscriptions: no page is left at importance 0"
-ok "subscriptions: the same file as -p" wa-pagerank -q $TIGHT -p "$tmp/subs" -o "$tmp/subs.p" "$tmp/gen.g7"
+ok "subscriptions: the same file as -E" wa-pagerank -q $TIGHT -E "$tmp/subs" -o "$tmp/subs.p" "$tmp/gen.g7"
 like "$(awk -F "$tab" '!($2 > 0)' "$tmp/subs.p" | wc -l)" '[1-9]' \
-	"subscriptions: where -p, replacing E, leaves pages without in-links at 0"
+	"subscriptions: where -E, replacing E, leaves pages without in-links at 0"
 is "$(join -t "$tab" "$tmp/subs" "$tmp/gen.gs" | cut -f1 | join -t "$tab" - "$tmp/subs.gs" |
 	join -t "$tab" - "$tmp/gen.gs" | awk -F "$tab" '!($2 > $3)' | wc -l | tr -d ' ')" 0 \
 	"subscriptions: every subscribed page gains"
@@ -135,11 +135,11 @@ vcheck "subscriptions: W 0.3 equals networkx" pagerank "$tmp/gen.links.tsv" "$tm
 ok "subscriptions: W 0" wa-pagerank -q $TIGHT --subscriptions "$tmp/subs" \
 	--subscription-weight 0 -o "$tmp/subs.0" "$tmp/gen.g7"
 vcheck "subscriptions: W 0 is no subscription" diff "$tmp/subs.0" "$tmp/gen.gs" --tol 1e-9
-# With -p: E from -p, then mixed with S (0.8 E + 0.2 S).
+# With -E: E from -E, then mixed with S (0.8 E + 0.2 S).
 cut -f1 "$tmp/gen.gs" | awk 'NR % 5 == 0 { print $0 "\t" NR % 3 + 1 }' >"$tmp/subs.pers"
-ok "subscriptions: with -p" wa-pagerank -q $TIGHT -p "$tmp/subs.pers" \
+ok "subscriptions: with -E" wa-pagerank -q $TIGHT -E "$tmp/subs.pers" \
 	--subscriptions "$tmp/subs" --subscription-weight 0.2 -o "$tmp/subs.pp" "$tmp/gen.g7"
-vcheck "subscriptions: with -p equal networkx (0.8 E of -p + 0.2 S)" pagerank \
+vcheck "subscriptions: with -E equal networkx (0.8 E of -E + 0.2 S)" pagerank \
 	"$tmp/gen.links.tsv" "$tmp/gen.pages.tsv" "$tmp/subs.pp" --personalization "$tmp/subs.pers" \
 	--subscriptions "$tmp/subs" --subscription-weight 0.2
 ok "subscriptions: --init, and twice the smallest -m without" wa-pagerank -q $TIGHT -m $((2 * hi)) \
@@ -256,14 +256,14 @@ if ! under_valgrind; then	# which needs TMPDIR itself
 	vcheck "parts: equals Jacobi" diff "$tmp/parts.jac" "$tmp/parts.gs" --tol 1e-9
 	cut -f1 "$tmp/gen.pages.tsv" | awk 'NR % 7 == 0 { print $0 "\t" NR % 5 + 1 }' |
 		LC_ALL=C sort >"$tmp/parts.pers"
-	ok "parts: -p in memory" wa-pagerank -q -p "$tmp/parts.pers" $TIGHT -o "$tmp/parts.p" \
+	ok "parts: -E in memory" wa-pagerank -q -E "$tmp/parts.pers" $TIGHT -o "$tmp/parts.p" \
 		"$tmp/parts.g"
-	ok "parts: -p by the slices" wa-pagerank -q -m 3M -p "$tmp/parts.pers" $TIGHT \
+	ok "parts: -E by the slices" wa-pagerank -q -m 3M -E "$tmp/parts.pers" $TIGHT \
 		-o "$tmp/parts.pm" "$tmp/parts.g"
-	vcheck "parts: -p agrees" diff "$tmp/parts.pm" "$tmp/parts.p" --tol 1e-9
-	ok "parts: -p in files" wa-pagerank -q -m 6M -p "$tmp/parts.pers" $TIGHT \
+	vcheck "parts: -E agrees" diff "$tmp/parts.pm" "$tmp/parts.p" --tol 1e-9
+	ok "parts: -E in files" wa-pagerank -q -m 6M -E "$tmp/parts.pers" $TIGHT \
 		-o "$tmp/parts.pf" "$tmp/parts.g"
-	same_file "$tmp/parts.pf" "$tmp/parts.p" "parts: -p in files, the same bytes"
+	same_file "$tmp/parts.pf" "$tmp/parts.p" "parts: -E in files, the same bytes"
 	ok "parts: --init from Jacobi's" wa-pagerank -q --init "$tmp/parts.jac" $TIGHT \
 		-o "$tmp/parts.warm" "$tmp/parts.g"
 	vcheck "parts: --init agrees" diff "$tmp/parts.warm" "$tmp/parts.gs" --tol 1e-9
@@ -399,6 +399,17 @@ PY
 exits 2 "--slice without --init" wa-pagerank -q --slice 0/2 -b "$tmp/p.vec" "$tmp/xml.g7"
 exits 2 "--slice 2/2" wa-pagerank -q --slice 2/2 --init "$tmp/prev.vec" -b "$tmp/p.vec" "$tmp/xml.g7"
 
+# The letter of the release before still works this release: -p FILE as
+# -E FILE, with a warning line.
+ok "the old letter -p" wa-pagerank -q -p "$tmp/subs.pers" -o "$tmp/old-p.tsv" "$tmp/gen.g7"
+is "$(cat "$tmp/stderr")" \
+	"wa-pagerank: -p is now -E (--personalization); the old spelling goes in the next release" \
+	"a warning line naming the new spelling"
+ok "its new spelling" wa-pagerank -q --personalization "$tmp/subs.pers" -o "$tmp/new-p.tsv" \
+	"$tmp/gen.g7"
+same_file "$tmp/new-p.tsv" "$tmp/old-p.tsv" "gives the same bytes"
+is "$(cat "$tmp/stderr")" "" "with no warning"
+
 exits 1 "no graph there" wa-pagerank -q "$tmp/nowhere"
 like "$(cat "$tmp/stderr")" "^wa-pagerank: .*nowhere" "the message names it"
 exits 2 "an unknown option" wa-pagerank --no-such-option "$tmp/xml.g"
@@ -406,7 +417,7 @@ exits 2 "no graph argument" wa-pagerank -q
 exits 2 "a damping of 1.5" wa-pagerank -q -c 1.5 "$tmp/xml.g"
 exits 2 "--norm l3" wa-pagerank -q --norm l3 "$tmp/xml.g"
 exits 1 "a personalisation of zero weight everywhere" sh -c \
-	'cut -f1 "$1" | sed "s/\$/	0/" >"$2" && wa-pagerank -q -p "$2" "$3"' - \
+	'cut -f1 "$1" | sed "s/\$/	0/" >"$2" && wa-pagerank -q -E "$2" "$3"' - \
 	"$tmp/xml.gs" "$tmp/zero.pers" "$tmp/xml.g"
 
 done_testing

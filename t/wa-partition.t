@@ -26,16 +26,16 @@ rings() {
 
 rings 8 10 >"$tmp/rings"
 for k in 1 2 4 8; do
-	exits 0 "8 rings of 10 pages, k=$k" wa-partition -q -k $k "$tmp/rings"
+	exits 0 "8 rings of 10 pages, k=$k" wa-partition -q -n $k "$tmp/rings"
 	mv "$tmp/stdout" "$tmp/rules$k"
 	is "$(verify check "$tmp/rules$k" $k | cut -d' ' -f2-)" \
 	    "rules, parts $(seq -s ' ' 0 $((k - 1)))" "k=$k: rules sorted, every part used"
 	is "$(verify eval $k "$tmp/rings" "$tmp/rules$k")" "1.0000 0.0000" \
 	    "k=$k: 80/k pages each, no link crosses: hosts stay whole"
 done
-wa-partition -q -p 1 -k 4 "$tmp/rings" >"$tmp/rules-p1"
+wa-partition -q --algorithm 1 -n 4 "$tmp/rings" >"$tmp/rules-p1"
 is "$(verify eval 4 "$tmp/rings" "$tmp/rules-p1")" "1.0000 0.0000" \
-    "Partition I (-p 1): 20 pages each too"
+    "Partition I (--algorithm 1): 20 pages each too"
 
 # Two hosts, one of two directories of 6 and 2 pages, the other of 8
 # pages, each a ring; k=2 has one best split (host against host).
@@ -54,7 +54,7 @@ is "$(verify eval 4 "$tmp/rings" "$tmp/rules-p1")" "1.0000 0.0000" \
 		i=$((i + 1))
 	done
 } >"$tmp/two"
-wa-partition -q -k 2 "$tmp/two" >"$tmp/rules-two"
+wa-partition -q -n 2 "$tmp/two" >"$tmp/rules-two"
 cut -f1 "$tmp/two" | wa-partition -a "$tmp/rules-two" >"$tmp/tagged"
 is "$(cut -f2 "$tmp/tagged" | sort | uniq -c | awk '{ printf "%s ", $1 }')" "8 8 " \
     "k=2: 8 pages a part"
@@ -64,7 +64,7 @@ is "$(awk -F '\t' '{ split($1, u, "/"); print u[3], $2 }' "$tmp/tagged" | sort -
 is "$(verify eval 2 "$tmp/two" "$tmp/rules-two")" "1.0000 0.0000" "k=2: no link crosses"
 # k=4: 4 pages a part, so the rings of 6 and 8 are cut, 2 links each at
 # least: 4 of 16 links is the best, and the directory of 2 stays whole.
-wa-partition -q -k 4 "$tmp/two" >"$tmp/rules-two4"
+wa-partition -q -n 4 "$tmp/two" >"$tmp/rules-two4"
 is "$(verify eval 4 "$tmp/two" "$tmp/rules-two4")" "1.0000 0.2500" "k=4: 4 pages a part, 4 links cross"
 is "$(grep '/b/' "$tmp/two" | cut -f1 | wa-partition -a "$tmp/rules-two4" | cut -f2 | sort -u | wc -l)" 1 \
     "k=4: the directory of 2 pages in one part"
@@ -76,7 +76,7 @@ is "$(grep '/b/' "$tmp/two" | cut -f1 | wa-partition -a "$tmp/rules-two4" | cut 
 # best split, each pair of twins in a part of 20 pages, no link crossing.
 awk '{ print } { split($1, u, "/"); h = substr(u[3], 2, 1) }
     h < 4 { t = $1; sub("h" h, "h" (h + 4), t); print $1 "\t" t }' "$tmp/rings" >"$tmp/twins"
-wa-partition -q -k 4 "$tmp/twins" >"$tmp/rules-twins"
+wa-partition -q -n 4 "$tmp/twins" >"$tmp/rules-twins"
 is "$(verify eval 4 "$tmp/twins" "$tmp/rules-twins")" "1.0000 0.0000" \
     "twin sites scattered in key order: each pair in a part, no link crosses"
 set -- $(verify eval 4 "$tmp/twins" range)
@@ -101,7 +101,7 @@ is "$*" "1.0000 0.3333" "(the URLs in key order cut in 4 runs: 40 of 120 links c
 		done
 	done
 } >"$tmp/bigsite"
-wa-partition -q -k 4 "$tmp/bigsite" >"$tmp/rules-big"
+wa-partition -q -n 4 "$tmp/bigsite" >"$tmp/rules-big"
 is "$(verify eval 4 "$tmp/bigsite" "$tmp/rules-big")" "1.0000 0.0097" \
     "a big site is cut along its directories, related small sites pair up: 1 of 103 links crosses"
 verify tag "$tmp/rules-big" "$tmp/bigsite" |
@@ -132,7 +132,7 @@ verify hash "$tmp/web" 2 4 >"$tmp/hash"
 ks="2 4"
 under_valgrind && ks=2	# the figures are the same; one run checks the memory
 for k in $ks; do
-	wa-partition -q -k $k -o "$tmp/rules-web" "$tmp/web"
+	wa-partition -q -n $k -o "$tmp/rules-web" "$tmp/web"
 	set -- $(verify eval $k "$tmp/web" "$tmp/rules-web") $(grep "^host $k " "$tmp/hash" | cut -d' ' -f4)
 	ok "generated web, k=$k: largest part $1 of the average (<= 1.05), $2 of the links cross (by host: $3)" \
 	    awk -v m="$1" -v c="$2" -v h="$3" 'BEGIN { exit !(m <= 1.05 && c < h) }'
@@ -142,7 +142,7 @@ done
 
 web_links=$TESTDATA/web/expected/links.tsv
 for k in 2 3 5; do
-	wa-partition -q -k $k -o "$tmp/web$k" "$web_links"
+	wa-partition -q -n $k -o "$tmp/web$k" "$web_links"
 	ok "testdata web, k=$k: rules well formed" verify check "$tmp/web$k" $k
 	wa-partition -a "$tmp/web$k" "$web_links" >"$tmp/tagged" 2>"$tmp/stderr"
 	is "$(wc -l <"$tmp/tagged")" "$(wc -l <"$web_links")" "k=$k: -a writes one row per input row"
@@ -155,7 +155,7 @@ for k in 2 3 5; do
 done
 
 # The figures the tool reports are the verifier's.
-wa-partition -k 3 -o "$tmp/r3" "$web_links" 2>"$tmp/stderr"
+wa-partition -n 3 -o "$tmp/r3" "$web_links" 2>"$tmp/stderr"
 set -- $(verify eval 3 "$web_links" "$tmp/r3")
 like "$(cat "$tmp/stderr")" "largest part $1 of the average, $2 of the links cross parts" \
     "the summary's load and crossing links are the verifier's ($1, $2)"
@@ -163,16 +163,16 @@ awk -v m="$1" 'BEGIN { exit !(m <= 1.05) }'
 t_result $? "testdata web, k=3: the largest part within 5% of the average ($1)"
 
 gzip -c "$web_links" >"$tmp/links.gz"
-wa-partition -q -k 3 "$tmp/links.gz" >"$tmp/out"
+wa-partition -q -n 3 "$tmp/links.gz" >"$tmp/out"
 same_file "$tmp/out" "$tmp/r3" "gzip input gives the same rules (and -o the same as stdout)"
-wa-partition -q -k 3 <"$web_links" >"$tmp/out"
+wa-partition -q -n 3 <"$web_links" >"$tmp/out"
 same_file "$tmp/out" "$tmp/r3" "and so does stdin"
 sort -r "$web_links" >"$tmp/reversed"
-wa-partition -q -k 3 "$tmp/reversed" >"$tmp/out"
+wa-partition -q -n 3 "$tmp/reversed" >"$tmp/out"
 same_file "$tmp/out" "$tmp/r3" "rows in another order give the same rules"
 cut -f1 "$web_links" >"$tmp/srcs"
-wa-partition -q -u -k 2 "$tmp/srcs" >"$tmp/out"
-ok "-u: a URL list" verify check "$tmp/out" 2
+wa-partition -q --urls -n 2 "$tmp/srcs" >"$tmp/out"
+ok "--urls: a URL list" verify check "$tmp/out" 2
 
 # --- Key ranges ------------------------------------------------------------
 
@@ -215,16 +215,16 @@ awk 'NR == 1 { first = $0 } NR > 1 { print prev "\t" $0 } { prev = $0 }
     END { print prev "\t" first }' "$tmp/tricky" >"$tmp/tricky.links"
 for d in 1000 0.5; do
 	for k in 3 7; do
-		wa-partition -d $d -k $k -o "$tmp/rules" "$tmp/tricky.links" 2>"$tmp/note"
-		ok "neighbouring keys, -d $d -k $k: rules well formed" verify check "$tmp/rules" $k
+		wa-partition -d $d -n $k -o "$tmp/rules" "$tmp/tricky.links" 2>"$tmp/note"
+		ok "neighbouring keys, -d $d -n $k: rules well formed" verify check "$tmp/rules" $k
 		set -- $(verify eval $k "$tmp/tricky.links" "$tmp/rules")
 		like "$(cat "$tmp/note")" "largest part $1 of the average, $2 of the links" \
 		    "and the tool's superpages are the rules' ranges ($1, $2)"
 	done
 done
 
-n5=$(wa-partition -d 5 -k 2 "$web_links" 2>&1 >/dev/null | sed -n 's/.* \([0-9]*\) superpages.*/\1/p')
-n50=$(wa-partition -d 50 -k 2 "$web_links" 2>&1 >/dev/null | sed -n 's/.* \([0-9]*\) superpages.*/\1/p')
+n5=$(wa-partition -d 5 -n 2 "$web_links" 2>&1 >/dev/null | sed -n 's/.* \([0-9]*\) superpages.*/\1/p')
+n50=$(wa-partition -d 50 -n 2 "$web_links" 2>&1 >/dev/null | sed -n 's/.* \([0-9]*\) superpages.*/\1/p')
 ok "a larger delta makes smaller superpages: $n5 with -d 5, $n50 with -d 50" test "$n5" -lt "$n50"
 
 # --- Weights and rates ----------------------------------------------------
@@ -232,27 +232,27 @@ ok "a larger delta makes smaller superpages: $n5 with -d 5, $n50 with -d 50" tes
 # 12 pages on 12 unlinked hosts; one weighs as much as the 11 others.
 awk 'BEGIN { for (i = 0; i < 12; i++) printf "http://s%02d.example/\n", i }' >"$tmp/hosts"
 printf 'http://s05.example/\t11\n' >"$tmp/weights"
-wa-partition -q -u -k 2 -w "$tmp/weights" "$tmp/hosts" >"$tmp/rules-w"
+wa-partition -q --urls -n 2 --weights "$tmp/weights" "$tmp/hosts" >"$tmp/rules-w"
 wa-partition -a "$tmp/rules-w" "$tmp/hosts" >"$tmp/tagged"
 heavy=$(awk -F '\t' '$1 == "http://s05.example/" { print $2 }' "$tmp/tagged")
 is "$(awk -F '\t' -v p="$heavy" '$2 == p' "$tmp/tagged" | wc -l)" 1 \
-    "-w: the page of weight 11 has a part of its own"
+    "--weights: the page of weight 11 has a part of its own"
 
 # Crawler 0 twice as fast as crawler 1: 8 and 4 of 12 pages.
 printf '0\t\t2\n' >"$tmp/rates"
-wa-partition -q -u -k 2 -r "$tmp/rates" "$tmp/hosts" >"$tmp/rules-r"
+wa-partition -q --urls -n 2 --rates "$tmp/rates" "$tmp/hosts" >"$tmp/rules-r"
 wa-partition -a "$tmp/rules-r" "$tmp/hosts" | cut -f2 | sort | uniq -c | awk '{ print $2, $1 }' >"$tmp/out"
 printf '0 8\n1 4\n' >"$tmp/want"
-same_file "$tmp/out" "$tmp/want" "-r: the faster crawler gets 8 pages, the other 4"
+same_file "$tmp/out" "$tmp/want" "--rates: the faster crawler gets 8 pages, the other 4"
 
 # --- Re-partitioning (-P) ---------------------------------------------------
 
-wa-partition -q -k 4 -P "$tmp/rules4" "$tmp/rings" >"$tmp/again" 2>"$tmp/stderr"
+wa-partition -q -n 4 -P "$tmp/rules4" "$tmp/rings" >"$tmp/again" 2>"$tmp/stderr"
 wa-partition -a "$tmp/rules4" "$tmp/rings" >"$tmp/t1"
 wa-partition -a "$tmp/again" "$tmp/rings" >"$tmp/t2"
 same_file "$tmp/t2" "$tmp/t1" "-P with balanced rules: every URL keeps its part"
 printf 'a\t0\n' >"$tmp/all0"
-wa-partition -k 4 -P "$tmp/all0" "$tmp/rings" >"$tmp/again" 2>"$tmp/stderr"
+wa-partition -n 4 -P "$tmp/all0" "$tmp/rings" >"$tmp/again" 2>"$tmp/stderr"
 like "$(cat "$tmp/stderr")" "kept their part" "-P says how much kept its part"
 set -- $(verify eval 4 "$tmp/rings" "$tmp/again")
 is "$1" 1.0000 "-P with everything in part 0: balanced again"
@@ -263,7 +263,7 @@ is "$(cat "$tmp/n0")" 20 "and part 0 keeps 20 pages"
 # --- Bad input ---------------------------------------------------------
 
 printf 'http://a.example/\thttp://a.example/x\nnot a url\thttp://a.example/\nhttp://a.example/x\thttp://b.example/\n' >"$tmp/bad"
-exits 0 "a bad URL is skipped" wa-partition -k 2 -o "$tmp/out" "$tmp/bad"
+exits 0 "a bad URL is skipped" wa-partition -n 2 -o "$tmp/out" "$tmp/bad"
 like "$(cat "$tmp/stderr")" "bad:2: not a canonical URL: not a url" "and reported with file and line"
 ok "the rules of the rest are written" verify check "$tmp/out" 2
 printf 'com,b)/\t0\ncom,a)/\t1\n' >"$tmp/unsorted"
@@ -274,27 +274,43 @@ exits 1 "-a: a bad part" wa-partition -a "$tmp/badpart" "$tmp/hosts"
 like "$(cat "$tmp/stderr")" "badpart:1: bad part 'x'" "named by file and line"
 : >"$tmp/empty"
 exits 1 "-a: an empty rules file" wa-partition -a "$tmp/empty" "$tmp/hosts"
-exits 1 "no URLs at all" wa-partition -k 2 "$tmp/empty"
+exits 1 "no URLs at all" wa-partition -n 2 "$tmp/empty"
 like "$(cat "$tmp/stderr")" "no URLs in the input" "says so"
 printf 'http://s00.example/\tmuch\n' >"$tmp/badweight"
-exits 1 "-w: a bad weight" wa-partition -u -k 2 -w "$tmp/badweight" "$tmp/hosts"
+exits 1 "--weights: a bad weight" wa-partition --urls -n 2 --weights "$tmp/badweight" "$tmp/hosts"
 like "$(cat "$tmp/stderr")" "badweight:1: bad weight 'much'" "named by file and line"
 printf '7\t\t1\n' >"$tmp/badrate"
-exits 1 "-r: a part out of range" wa-partition -u -k 2 -r "$tmp/badrate" "$tmp/hosts"
+exits 1 "--rates: a part out of range" wa-partition --urls -n 2 --rates "$tmp/badrate" "$tmp/hosts"
 like "$(cat "$tmp/stderr")" "badrate:1: bad part '7'" "named by file and line"
-wa-partition -k 2 -w "$tmp/badweight" -u -o "$tmp/never" "$tmp/hosts" 2>/dev/null
+wa-partition -n 2 --weights "$tmp/badweight" --urls -o "$tmp/never" "$tmp/hosts" 2>/dev/null
 ok "-o: no file when the run fails" test ! -e "$tmp/never"
+
+# The letters of the release before still work this release: the same
+# rules, and a warning line for each that names the new spelling.
+ok "the old letters -k -u -w -r -p -c -t" wa-partition -q -k 2 -u -w "$tmp/weights" \
+	-r "$tmp/rates" -p 2 -c 500 -t 0.1 "$tmp/hosts"
+mv "$tmp/stdout" "$tmp/old-letters"
+is "$(grep -c ' is now .*; the old spelling goes in the next release$' "$tmp/stderr")" 7 \
+    "a warning line for each"
+like "$(head -1 "$tmp/stderr")" \
+    "^wa-partition: -k is now -n \(--parts\); the old spelling goes in the next release$" \
+    "naming the new spelling"
+ok "their new spellings" wa-partition -q --parts 2 --urls --weights "$tmp/weights" \
+	--rates "$tmp/rates" --algorithm 2 --cross-cost 500 --tolerance 0.1 "$tmp/hosts"
+same_file "$tmp/stdout" "$tmp/old-letters" "give the same rules"
+is "$(cat "$tmp/stderr")" "" "with no warning"
+ok "-P as --previous" wa-partition -q -n 2 --urls --previous "$tmp/old-letters" "$tmp/hosts"
 
 # --- Usage -----------------------------------------------------------------
 
-exits 2 "neither -k nor -a" wa-partition "$tmp/rings"
+exits 2 "neither -n nor -a" wa-partition "$tmp/rings"
 like "$(cat "$tmp/stderr")" "^wa-partition: " "diagnostics name the tool"
-exits 2 "-k 0" wa-partition -k 0 "$tmp/rings"
-exits 2 "-a with -k" wa-partition -a "$tmp/rules2" -k 2 "$tmp/rings"
+exits 2 "-n 0" wa-partition -n 0 "$tmp/rings"
+exits 2 "-a with -n" wa-partition -a "$tmp/rules2" -n 2 "$tmp/rings"
 exits 2 "-a with -d" wa-partition -d 5 -a "$tmp/rules2" "$tmp/rings"
-exits 2 "-c with -p 1" wa-partition -p 1 -c 5 -k 2 "$tmp/rings"
-exits 2 "-p 3" wa-partition -p 3 -k 2 "$tmp/rings"
-exits 2 "an unknown option" wa-partition -Z -k 2 "$tmp/rings"
+exits 2 "--cross-cost with --algorithm 1" wa-partition --algorithm 1 --cross-cost 5 -n 2 "$tmp/rings"
+exits 2 "--algorithm 3" wa-partition --algorithm 3 -n 2 "$tmp/rings"
+exits 2 "an unknown option" wa-partition -Z -n 2 "$tmp/rings"
 exits 0 "-h" wa-partition -h
 like "$(head -1 "$tmp/stdout")" "^usage: wa-partition" "prints the usage"
 exits 0 "--version" wa-partition --version

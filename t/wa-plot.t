@@ -57,7 +57,7 @@ http://x.test/|-|0.0625|-|-|-|-
 EOF
 
 # Cycle 2: requests at 5000 to 5149, so 50 bins of int(149 / 50) + 1 = 3 s;
-# a rank.log without usefulness; the refresh plan of wa-schedule -F kept
+# a rank.log without usefulness; the refresh plan of wa-schedule --plan kept
 # as frequencies.tsv: periods 21600, 86400, 172800 s and a page not
 # refreshed.
 tsv >"$s/cycle-2/fetch.log" <<'EOF'
@@ -88,7 +88,7 @@ EOF
 cp -R "$s" "$tmp/pristine"
 
 o=$tmp/out
-ok "wa-plot draws the two cycles" wa-plot -q -s 640x480 -o "$o" "$s"
+ok "wa-plot draws the two cycles" wa-plot -q --size 640x480 -o "$o" "$s"
 is "$(cat "$tmp/stdout" "$tmp/stderr")" "" "-q: nothing on standard output or error"
 
 # Cycle 1 in request time order: a (1000), d (1001), then b and f
@@ -178,13 +178,22 @@ printf 'http://e.test/\t1\n' >"$e/cycle-1/importance.tsv"
 printf 'wa-pagerank: iteration 1: importance L1 0.000e+00 L2 0.000e+00; 0.000 s\n' >"$e/cycle-1/rank.log"
 printf 'http://e.test/\tseed\t1\t-\n' >"$e/cycle-1/next.tsv"
 printf 'http://e.test/\t-\t1\t-\t-\t-\t-\n' >"$e/cycle-1/state.tsv"
-ok "a cycle without fetches" wa-plot -q -s 300x200 "$e"
+ok "a cycle without fetches" wa-plot -q --size 300x200 "$e"
 is "$(cat "$e/plots/importance.tsv" "$e/plots/refresh.tsv" "$e/plots/fetch-rate.tsv")" "" "has empty data files"
 ok "and PNGs all the same" png_ok "$e/plots/fetch-rate.png" 300 200
-ok "at the size of the first plots" wa-plot -q -s 640x480 -o "$tmp/nodata" "$e"
+ok "at the size of the first plots" wa-plot -q --size 640x480 -o "$tmp/nodata" "$e"
 for p in importance convergence refresh fetch-rate; do
 	ok "$p.png of the two cycles is not the one of no data" \
 		eval '! cmp -s "$o/$p.png" "$tmp/nodata/$p.png"'
+done
+
+# The letter of the release before still works this release: -s WxH as
+# --size WxH, with a warning line.
+ok "the old letter -s" wa-plot -q -s 640x480 -o "$tmp/old-s" "$e"
+is "$(cat "$tmp/stderr")" "wa-plot: -s is now --size; the old spelling goes in the next release" \
+	"a warning line naming the new spelling"
+for p in importance convergence refresh fetch-rate; do
+	same_file "$tmp/old-s/$p.png" "$tmp/nodata/$p.png" "$p.png as with --size"
 done
 
 # gnuplot failing at the third plot: nothing under a final name, no
@@ -260,8 +269,8 @@ exits 2 "no STATE: exit 2" wa-plot -q
 exits 2 "two STATEs: exit 2" wa-plot "$s" "$s"
 exits 2 "an unknown option: exit 2" wa-plot -x "$s"
 like "$(head -1 "$tmp/stderr")" '^wa-plot: unknown option -x$' "named"
-exits 2 "-s 800: exit 2" wa-plot -s 800 "$s"
-exits 2 "-s 10000x10: exit 2" wa-plot -s 10000x10 "$s"
+exits 2 "--size 800: exit 2" wa-plot --size 800 "$s"
+exits 2 "--size 10000x10: exit 2" wa-plot --size 10000x10 "$s"
 ok "-h" wa-plot -h
 like "$(wc -l <"$tmp/stdout")" '^(1[0-9]|2[0-3])$' "fits a screen"
 ok "--version" wa-plot --version

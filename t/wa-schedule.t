@@ -22,7 +22,7 @@ http://b.example/	html	0.2	1	1	1000000	-
 http://c.example/	html	0.3	1	4	1000000	-
 EOF
 exits 0 "the hand example" wa-schedule -G 11 -T 6h --alpha 1 --now 1025000 \
-    -F "$tmp/plan" -s "$tmp/summary" "$tmp/hand"
+    --plan "$tmp/plan" --summary "$tmp/summary" "$tmp/hand"
 same_file "$tmp/plan" - "water-filling to the exact fixed point: 4, 3, 4" <<'EOF'
 http://a.example/	4	1021600	1
 http://b.example/	3	1028800	0
@@ -41,7 +41,7 @@ like "$(cat "$tmp/stderr")" "^wa-schedule: S	7" "the summary on stderr too"
 # Read 21000 s ago, less than T: no page may be read again, whatever the
 # bandwidth left.
 exits 0 "nothing due yet" wa-schedule -G 11 -T 6h --alpha 1 --now 1021000 \
-    -s "$tmp/summary" "$tmp/hand"
+    --summary "$tmp/summary" "$tmp/hand"
 is "$(cat "$tmp/stdout")" "" "no page read less than T ago is listed"
 is "$(grep -E '^(due|candidates)' "$tmp/summary" | tr '\t\n' '= ')" "due=0 candidates=0 " \
     "and the summary counts no due page and no candidate"
@@ -55,7 +55,7 @@ http://g.example/	html	0.3	1	4	1000000	-
 http://h.example/	html	0.3	1	4	1020000	-
 EOF2
 exits 0 "spare slots" wa-schedule -G 16 -T 6h --alpha 1 --now 1022000 \
-    -s "$tmp/summary" "$tmp/spare"
+    --summary "$tmp/summary" "$tmp/spare"
 is "$(cut -f1,2,3 "$tmp/stdout" | sort | tr '\t\n' ' ;')" \
     "http://d.example/ refresh 3;http://e.example/ reread 1;http://g.example/ refresh 2;" \
     "the spare slot goes to a page read T ago, after the due ones; none read less than T ago"
@@ -77,7 +77,7 @@ http://n.example/new	-	0.1	-	-	-	-
 http://n.example/new.png	-	0.9	-	-	-	-
 EOF2
 # At 1000000 + 4T - 1: a (T) and c (2T) due, b (4T) not yet, d (30d) not.
-exits 0 "failed pages" wa-schedule -G 400 -T 6h --now 1086399 -s "$tmp/summary" "$tmp/failed"
+exits 0 "failed pages" wa-schedule -G 400 -T 6h --now 1086399 --summary "$tmp/summary" "$tmp/failed"
 is "$(cut -f1,2 "$tmp/stdout" | sort | tr '\t\n' ' ;')" \
     "http://d.example/a retry;http://d.example/c retry;http://n.example/new discover-html;" \
     "retried after T, 2T, 4T...; no robots.txt, no image, no sitemap read less than T ago"
@@ -96,7 +96,7 @@ like "$(cat "$tmp/stderr")" "stdin:1: failures 'x' is not a count" "named by fil
 
 # --ahead moves the clock: 1003400 s plus 6 h is the hand example's 1025000.
 exits 0 "--ahead 6h" wa-schedule -G 11 -T 6h --alpha 1 --now 1003400 --ahead 6h \
-    -s "$tmp/summary" "$tmp/hand"
+    --summary "$tmp/summary" "$tmp/hand"
 same_file "$tmp/stdout" - "plans as the clock plus 6 h would: the due pages" <<'EOF2'
 http://a.example/	refresh	2	1021600
 http://c.example/	refresh	1	1021600
@@ -146,8 +146,8 @@ cut -f1 "$tmp/s1" | awk -v t="$tab" 'NR % 40 == 1 { print $0 t "now" t "-" }
     NR % 40 == 3 { print $0 t "period" t (NR % 3 ? "1d" : "3600") }' >"$tmp/ov"
 check() {	# NAME STATE OPTIONS...
 	name=$1 state=$2; shift 2
-	exits 0 "$name: wa-schedule" wa-schedule -q "$@" --now $NOW -F "$tmp/plan" \
-	    -s "$tmp/summary" "$state"
+	exits 0 "$name: wa-schedule" wa-schedule -q "$@" --now $NOW --plan "$tmp/plan" \
+	    --summary "$tmp/summary" "$state"
 	cp "$tmp/stdout" "$tmp/list"
 	verify check "$state" "$tmp/plan" "$tmp/summary" "$tmp/list" "$@" --now $NOW \
 	    >"$tmp/verify" 2>&1
@@ -168,15 +168,15 @@ done
 is "$(grep '^level' "$tmp/summary")" "level${tab}inf" "every page at the cap"
 
 # The same state from stdin, or split in two files, gives the same outputs.
-wa-schedule -q -G 6000 --chi 2 --categories "$tmp/cats" --now $NOW -F "$tmp/plan1" \
+wa-schedule -q -G 6000 --chi 2 --categories "$tmp/cats" --now $NOW --plan "$tmp/plan1" \
     "$tmp/s1" >"$tmp/list1"
-wa-schedule -q -G 6000 --chi 2 --categories "$tmp/cats" --now $NOW -F "$tmp/plan2" \
+wa-schedule -q -G 6000 --chi 2 --categories "$tmp/cats" --now $NOW --plan "$tmp/plan2" \
     <"$tmp/s1" >"$tmp/list2"
 same_file "$tmp/list2" "$tmp/list1" "stdin (spooled): the same list"
 same_file "$tmp/plan2" "$tmp/plan1" "stdin: the same plan"
 head -n 1000 "$tmp/s1" | gzip >"$tmp/s1a.gz"
 tail -n +1001 "$tmp/s1" >"$tmp/s1b"
-wa-schedule -q -G 6000 --chi 2 --categories "$tmp/cats" --now $NOW -F "$tmp/plan2" \
+wa-schedule -q -G 6000 --chi 2 --categories "$tmp/cats" --now $NOW --plan "$tmp/plan2" \
     "$tmp/s1a.gz" "$tmp/s1b" >"$tmp/list2"
 same_file "$tmp/list2" "$tmp/list1" "two files, one gzip: the same list"
 
@@ -206,8 +206,22 @@ printf 'http://a.example/\tnow\t-\nhttp://z.example/\tnow\t-\n' >"$tmp/ov2"
 exits 0 "an override for an unknown URL" wa-schedule -G 11 --overrides "$tmp/ov2" "$tmp/hand"
 like "$(cat "$tmp/stderr")" "1 URLs not in the page state" "is reported"
 rm -f "$tmp/plan"
-exits 1 "a failing run" wa-schedule -G 11 -F "$tmp/plan" "$tmp/unsorted"
+exits 1 "a failing run" wa-schedule -G 11 --plan "$tmp/plan" "$tmp/unsorted"
 ok "leaves no plan file" test ! -e "$tmp/plan"
+# The letters of the release before still work this release: -F FILE as
+# --plan FILE, -s FILE as --summary FILE, each with a warning line.
+exits 0 "the old letters -F and -s" wa-schedule -q -G 11 -T 6h --alpha 1 --now 1025000 \
+    -F "$tmp/old-plan" -s "$tmp/old-summary" "$tmp/hand"
+mv "$tmp/stdout" "$tmp/old-list"
+is "$(cat "$tmp/stderr")" "wa-schedule: -F is now --plan; the old spelling goes in the next release
+wa-schedule: -s is now --summary; the old spelling goes in the next release" \
+    "a warning line for each, naming the new spelling"
+exits 0 "their new spellings" wa-schedule -q -G 11 -T 6h --alpha 1 --now 1025000 \
+    --plan "$tmp/new-plan" --summary "$tmp/new-summary" "$tmp/hand"
+same_file "$tmp/stdout" "$tmp/old-list" "give the same fetch list"
+same_file "$tmp/new-plan" "$tmp/old-plan" "the same plan"
+same_file "$tmp/new-summary" "$tmp/old-summary" "and the same summary"
+
 exits 2 "no -G" wa-schedule "$tmp/hand"
 exits 2 "shares over 100%" wa-schedule -G 11 --discover-xml 60 --discover-html 50 "$tmp/hand"
 exits 2 "G*T under one fetch" wa-schedule -G 1 -T 1h "$tmp/hand"

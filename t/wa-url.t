@@ -56,8 +56,18 @@ http://a.example/b/c/d;p?q=1
 http://a.example/b/c/d;p?q
 https://x.example/
 EOF
-exits 0 "-b resolves references" wa-url -b 'http://A.example/b/c/d;p?q#f' "$tmp/refs"
-same_file "$tmp/stdout" "$tmp/want" "-b: relative references become absolute and canonical"
+exits 0 "-B resolves references" wa-url -B 'http://A.example/b/c/d;p?q#f' "$tmp/refs"
+same_file "$tmp/stdout" "$tmp/want" "-B: relative references become absolute and canonical"
+
+# The letter of the release before still works this release: -b BASE as
+# -B BASE, with a warning line.
+exits 0 "the old letter -b" wa-url -b 'http://A.example/b/c/d;p?q#f' "$tmp/refs"
+same_file "$tmp/stdout" "$tmp/want" "gives the same rows"
+is "$(cat "$tmp/stderr")" \
+	"wa-url: -b is now -B (--base); the old spelling goes in the next release" \
+	"with a warning line naming the new spelling"
+exits 0 "--base" wa-url --base 'http://A.example/b/c/d;p?q#f' "$tmp/refs"
+same_file "$tmp/stdout" "$tmp/want" "gives them too"
 
 cat >"$tmp/list" <<'EOF'
 http://www.example.co.uk:8080/a?b
@@ -104,13 +114,13 @@ exits 2 "an unknown option is a usage error" wa-url -x "$tmp/list"
 like "$(cat "$tmp/stderr")" "usage: wa-url -h" "and points to -h"
 exits 2 "an unknown -a key is a usage error" wa-url -a path "$tmp/list"
 is "$(head -1 "$tmp/stderr")" "wa-url: -a: unknown key 'path' (surt, host or domain)" "and names it"
-exits 2 "a base that is no absolute URL is a usage error" wa-url -b /x "$tmp/list"
-is "$(head -1 "$tmp/stderr")" "wa-url: -b: bad base URL '/x': no scheme" "and says why"
+exits 2 "a base that is no absolute URL is a usage error" wa-url -B /x "$tmp/list"
+is "$(head -1 "$tmp/stderr")" "wa-url: -B: bad base URL '/x': no scheme" "and says why"
 exits 1 "a missing file is an error" wa-url "$tmp/nonexistent"
 like "$(cat "$tmp/stderr")" "^wa-url: .*nonexistent: No such file" "and names it"
 
 exits 0 "-h exits 0" wa-url -h
-like "$(head -1 "$tmp/stdout")" '^usage: wa-url \[-q\] \[-b BASE\] \[-a KEY\]\.\.\. \[FILE\.\.\.\]$' "-h prints the usage"
+like "$(head -1 "$tmp/stdout")" '^usage: wa-url \[-q\] \[-B BASE\] \[-a KEY\]\.\.\. \[FILE\.\.\.\]$' "-h prints the usage"
 ok "the usage fits a screen" test "$(wc -l <"$tmp/stdout")" -le 24
 exits 0 "--version exits 0" wa-url --version
 like "$(cat "$tmp/stdout")" '^wa-url \(wa\) [0-9]+\.[0-9]+\.[0-9]+$' "--version prints the version"

@@ -52,7 +52,7 @@ N := $(if $(PREV),$(shell expr $(PREV) + 1),1)
 C := $(STATE)/cycle-$(N)
 P := $(STATE)/cycle-$(PREV)
 
-FETCH_OPTS = -w $(WAIT) -r $(CONNECTIONS) -c $(PER_CONNECTION) \
+FETCH_OPTS = -w $(WAIT) -r $(CONNECTIONS) --per-connection $(PER_CONNECTION) \
 	$(if $(NOW),--now $(NOW)) $(if $(ALLOW_PRIVATE),--allow-private) \
 	$(if $(USER_AGENT),-A '$(subst ','\'',$(USER_AGENT))') \
 	$(if $(ROBOTS_AGENT),--robots-agent '$(ROBOTS_AGENT)') \
@@ -180,7 +180,7 @@ endif
 # a fetch killed before its log is renamed is run again from the start.
 $(C)/fetch.log: $(C)/plan.tsv $(C)/.settings-fetch
 	rm -f '$(C)'/crawl*.warc.gz
-	$(call tool,fetch) $(FETCH_OPTS) $(if $(PREV),-p $(P)/fetched.tsv) \
+	$(call tool,fetch) $(FETCH_OPTS) $(if $(PREV),-P $(P)/fetched.tsv) \
 		-o '$(C)/crawl.warc.gz' '$<' >'$@.tmp'
 	mv '$@.tmp' '$@'
 
@@ -279,7 +279,7 @@ $(C)/next.tsv: $(C)/state.tsv $(C)/.settings-next
 		awk -F '$(TAB)' '$$1 != u { print } { u = $$1 }' >'$(C)/overrides.tmp'
 	mv '$(C)/overrides.tmp' '$(C)/overrides.tsv'
 	$(SCHEDULE) --ahead $(T) --overrides '$(C)/overrides.tsv' \
-		-s '$(C)/summary.tsv' -F '$(C)/frequencies.tmp' '$<' >'$@.tmp'
+		--summary '$(C)/summary.tsv' --plan '$(C)/frequencies.tmp' '$<' >'$@.tmp'
 	mv '$(C)/frequencies.tmp' '$(C)/frequencies.tsv'
 	mv '$@.tmp' '$@'
 

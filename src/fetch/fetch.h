@@ -58,7 +58,7 @@ struct fetch {
 	struct entry *entries;
 	size_t nentries;
 	struct sites sites;
-	struct strmap previous;		/* -p rows by URL */
+	struct strmap previous;		/* -P rows by URL */
 	CURLM *multi;
 	CURLSH *share;
 	struct warc_writer *warc;
@@ -88,7 +88,7 @@ struct fetch {
 
 /* input.c */
 /* Reads the URL lists (none: stdin), skipping the URLs the --resume log
- * has an outcome for and repeated ones, into f->entries; loads -p. */
+ * has an outcome for and repeated ones, into f->entries; loads -P. */
 void fetch_read_input(struct fetch *f, char **lists, int nlists);
 /* Logs the bad URLs and queues the others in their sites. */
 void fetch_queue_entries(struct fetch *f);

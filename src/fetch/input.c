@@ -1,4 +1,4 @@
-/* The input of wa-fetch: the URL lists, the previous log (-p) and the
+/* The input of wa-fetch: the URL lists, the previous log (-P) and the
  * log to resume (--resume) (see fetch.h). */
 #include <inttypes.h>
 #include <stdio.h>

@@ -27,7 +27,7 @@ no_server(const struct transfer *x, CURLcode rc, long code)
 }
 
 /* The number of the transfer's last record written, for fetch_log_row;
- * 0 without -o.  prev: the -p row of its URL, or NULL. */
+ * 0 without -o.  prev: the -P row of its URL, or NULL. */
 static uint64_t
 archive(struct fetch *f, const struct transfer *x, const char *target,
     const char *digest, const char *truncated, enum record_kind kind,
@@ -37,7 +37,7 @@ archive(struct fetch *f, const struct transfer *x, const char *target,
 	    prev ? prev->time : -1) : 0;
 }
 
-/* Counts the request against the connection it used (-c). */
+/* Counts the request against the connection it used (--per-connection). */
 static void
 count_connection(struct transfer *x)
 {

@@ -1,5 +1,5 @@
 /* The fetch log of wa-fetch (man/wa-formats.5, "Fetch log"): writing a
- * row, and reading an earlier log for change detection (-p) or to resume
+ * row, and reading an earlier log for change detection (-P) or to resume
  * an interrupted run (--resume). */
 #ifndef WA_FETCHLOG_H
 #define WA_FETCHLOG_H

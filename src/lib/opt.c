@@ -205,6 +205,18 @@ opt_double(const char *opt, const char *arg, double min, double max)
 	return v;
 }
 
+int
+opt_rename(int opt, const struct opt_renamed *table)
+{
+	for (; table->old; table++)
+		if (table->old == opt) {
+			wa_warn("-%c is now %s; the old spelling goes in the next release",
+			    table->old, table->spelling);
+			return table->now;
+		}
+	return opt;
+}
+
 void
 format_time(int64_t t, const char *fmt, char *out, size_t size)
 {

@@ -32,4 +32,16 @@ uint64_t opt_count(const char *opt, const char *arg, uint64_t min, uint64_t max)
 /* A number in [min, max]. */
 double opt_double(const char *opt, const char *arg, double min, double max);
 
+/* An option renamed in this release: its old letter is still taken for
+ * one more release, with a warning. */
+struct opt_renamed {
+	int old;		/* the old letter, as getopt returns it */
+	int now;		/* the code getopt returns for the new spelling */
+	const char *spelling;	/* the new spelling, as "-P (--previous)" */
+};
+/* The code of the new spelling if opt is an old letter of table, whose
+ * last entry has old 0, after one line on stderr: "wa-NAME: -p is now -P
+ * (--previous); the old spelling goes in the next release"; else opt. */
+int opt_rename(int opt, const struct opt_renamed *table);
+
 #endif

@@ -12,7 +12,7 @@
  * moves its nodes to the part they link to most while the parts stay
  * within the tolerance.  So related sites (linked superpages) end in one
  * part, and a site too big for a part is cut where its pieces share the
- * fewest links.  Loads here are weights: the rates of -r enter with the
+ * fewest links.  Loads here are weights: the rates of --rates enter with the
  * local improvement that follows, as for the other starts. */
 #include <math.h>
 #include <stdlib.h>

@@ -109,7 +109,7 @@ struct partition {
 	double total_weight;
 	char *min_key;
 	char last_src[URL_BUFSIZE];	/* the source of the last link read */
-	struct rate_row *rate_rows;	/* -r */
+	struct rate_row *rate_rows;	/* --rates */
 	size_t nrate_rows;
 
 	/* The URL tree while it grows, by prefix. */
@@ -142,9 +142,9 @@ struct partition {
 
 /* input.c */
 
-/* Reads the -r file into rate_rows. */
+/* Reads the --rates file into rate_rows. */
 void input_read_rates(struct partition *p);
-/* Reads the links (or with -u the URLs) of the paths, or of the standard
+/* Reads the links (or with --urls the URLs) of the paths, or of the standard
  * input when npaths is 0, and writes the page and link files; dies if
  * there is no URL. */
 void input_read(struct partition *p, char **paths, int npaths);

@@ -18,7 +18,7 @@
 #include "partition.h"
 
 /* r_ij: the rate of the longest prefix of the superpage's first key given
- * for the part in -r, or 1. */
+ * for the part in --rates, or 1. */
 double
 part_rate(const struct partition *p, uint32_t part, uint32_t j)
 {

@@ -117,7 +117,7 @@ struct schedule {
 	struct cycle_plan plan;
 
 	/* pass 2 */
-	struct atomic_file *plan_file;	/* -F */
+	struct atomic_file *plan_file;	/* --plan */
 	struct row_heap heaps[NREASONS];
 	uint64_t n_due;
 	long double cost;
@@ -139,7 +139,7 @@ void state_close(struct schedule *s);
  * (each capped page uses 1/T of G, so they hold every page the cap can
  * bind). */
 void first_pass(struct schedule *s);
-/* The refresh plan of every page (-F) and the candidates of the list. */
+/* The refresh plan of every page (--plan) and the candidates of the list. */
 void second_pass(struct schedule *s);
 
 /* cycle.c */
@@ -159,7 +159,7 @@ void heap_keep(struct row_heap *h, uint64_t n);
 void write_list(struct schedule *s);
 
 /* summary.c */
-/* The summary to -s and, without -q, to stderr. */
+/* The summary to --summary and, without -q, to stderr. */
 void write_summaries(const struct schedule *s);
 
 #endif

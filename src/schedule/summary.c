@@ -1,4 +1,4 @@
-/* The summary of the cycle (wa-schedule(1), -s): the counts, the water
+/* The summary of the cycle (wa-schedule(1), --summary): the counts, the water
  * level and the cost of the plan against the uniform refresh and the
  * optimum without the cap. */
 #include <inttypes.h>

@@ -1,7 +1,9 @@
 /* The command-line value parsers of src/lib/opt.c against hand-computed
- * values. */
+ * values, and the warning of a renamed option. */
 #include <inttypes.h>
 #include <math.h>
+#include <stdio.h>
+#include <unistd.h>
 
 #include "tap.h"
 #include "wa.h"
@@ -48,6 +50,34 @@ number(const char *s, double want, bool valid)
 		ok(!okay, "number '%s' is refused", s);
 	else
 		ok(okay && got == want, "number '%s' = %g", s, want);
+}
+
+/* The code opt_rename returns for opt, and what it writes on stderr,
+ * caught in a temporary file. */
+static void
+rename_check(int opt, int want, const char *want_stderr)
+{
+	static const struct opt_renamed table[] = {
+		{ 'c', 0x201, "--per-connection" },
+		{ 'p', 'P', "-P (--previous)" },
+		{ 0, 0, NULL },
+	};
+	char got[256] = "";
+	FILE *caught = tmpfile();
+	int saved = dup(STDERR_FILENO);
+	if (!caught || saved < 0 || dup2(fileno(caught), STDERR_FILENO) < 0) {
+		ok(false, "stderr caught for -%c", opt);
+		return;
+	}
+	int code = opt_rename(opt, table);
+	fflush(stderr);
+	dup2(saved, STDERR_FILENO);
+	close(saved);
+	rewind(caught);
+	got[fread(got, 1, sizeof got - 1, caught)] = '\0';
+	fclose(caught);
+	ok(code == want, "-%c gives the code %#x (got %#x)", opt, (unsigned)want, (unsigned)code);
+	is_str(got, want_stderr, "and what it writes on stderr");
 }
 
 int
@@ -107,5 +137,15 @@ main(void)
 	number("1 ", 0, false);
 	number("", 0, false);
 	number("1e999", 0, false);
+
+	char name[] = "wa-fetch";
+	char *args[] = { name, NULL };
+	wa_init(1, args, "");
+	rename_check('c', 0x201, "wa-fetch: -c is now --per-connection; "
+	    "the old spelling goes in the next release\n");
+	rename_check('p', 'P', "wa-fetch: -p is now -P (--previous); "
+	    "the old spelling goes in the next release\n");
+	rename_check('P', 'P', "");
+	rename_check('w', 'w', "");
 	return done_testing();
 }
