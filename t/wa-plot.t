@@ -164,7 +164,8 @@ same_file "$s/plots/importance.tsv" "$o/importance.tsv" "the same data"
 ok "a second run replaces the files" wa-plot -q "$s"
 
 mv "$s/cycle-1" "$tmp/cycle-1"
-ok "a removed cycle directory is left out" wa-plot -q -o "$tmp/only2" "$s"
+ok "a removed cycle directory is left out (-q and -o bundled)" wa-plot -qo "$tmp/only2" "$s"
+is "$(cat "$tmp/stdout")" "" "  -qo is quiet"
 is "$(cut -f1 "$tmp/only2"/*.tsv | sort -u)" 2 "only cycle 2 is drawn"
 mv "$tmp/cycle-1" "$s/cycle-1"
 
