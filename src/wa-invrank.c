@@ -80,9 +80,8 @@ main(int argc, char **argv)
 	parse_options(argc, argv, &p, &rq);
 
 	struct graph g;
-	graph_open(&g, rq.graph);
 	struct rank_plan plan;
-	rank_plan(&plan, &g, &p, &(const struct rank_run){ .usefulness = true });
+	rank_open(&g, &plan, rq.graph, &p, &(const struct rank_run){ .usefulness = true });
 	struct vec weight = { .fd = -1 }, e_use, use = { .fd = -1 };
 	if (rq.importance)
 		rank_read_importance(&g, &plan, rq.importance, &weight);

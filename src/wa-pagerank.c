@@ -208,11 +208,10 @@ main(int argc, char **argv)
 	wa_init(argc, argv, usage);
 	parse_options(argc, argv, &p, &rq);
 
-	struct graph g;
-	graph_open(&g, rq.graph);
 	struct usefulness u = { .path = rq.usefulness, .same_scans = rq.usefulness && p.jacobi };
+	struct graph g;
 	struct rank_plan plan;
-	rank_plan(&plan, &g, &p, &(const struct rank_run){ .importance = true,
+	rank_open(&g, &plan, rq.graph, &p, &(const struct rank_run){ .importance = true,
 	    .usefulness = u.same_scans, .personalised = rq.personalisation || rq.subscriptions });
 	struct vec e = { .fd = -1 }, pr;
 	read_personalisation(&g, &plan, &rq, &e);

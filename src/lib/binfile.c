@@ -13,6 +13,7 @@
 
 #include "atomic.h"
 #include "binfile.h"
+#include "scratch.h"
 
 #define CRC_STEP (4u << 20)
 #include "msg.h"
@@ -34,34 +35,19 @@ struct bin_writer {
 	uint32_t crc;
 };
 
+/* The header's numbers are little-endian, of 4 or 8 bytes. */
 static void
-put_u32(unsigned char *p, uint32_t v)
+put_le(unsigned char *p, uint64_t v, int bytes)
 {
-	for (int i = 0; i < 4; i++)
+	for (int i = 0; i < bytes; i++)
 		p[i] = (unsigned char)(v >> 8 * i);
-}
-
-static void
-put_u64(unsigned char *p, uint64_t v)
-{
-	for (int i = 0; i < 8; i++)
-		p[i] = (unsigned char)(v >> 8 * i);
-}
-
-static uint32_t
-get_u32(const unsigned char *p)
-{
-	uint32_t v = 0;
-	for (int i = 3; i >= 0; i--)
-		v = v << 8 | p[i];
-	return v;
 }
 
 static uint64_t
-get_u64(const unsigned char *p)
+get_le(const unsigned char *p, int bytes)
 {
 	uint64_t v = 0;
-	for (int i = 7; i >= 0; i--)
+	for (int i = bytes - 1; i >= 0; i--)
 		v = v << 8 | p[i];
 	return v;
 }
@@ -115,14 +101,14 @@ bin_commit(struct bin_writer *w, uint64_t count, const uint64_t aux[3])
 	unsigned char h[BIN_HEADER_BYTES];
 
 	memcpy(h, magic, sizeof magic);
-	put_u32(h + OFF_VERSION, w->version);
+	put_le(h + OFF_VERSION, w->version, 4);
 	memcpy(h + OFF_KIND, w->kind, 4);
-	put_u64(h + OFF_COUNT, count);
-	put_u64(h + OFF_PAYLOAD, w->bytes);
+	put_le(h + OFF_COUNT, count, 8);
+	put_le(h + OFF_PAYLOAD, w->bytes, 8);
 	for (int i = 0; i < 3; i++)
-		put_u64(h + OFF_AUX + 8 * i, aux ? aux[i] : 0);
-	put_u32(h + OFF_PAYLOAD_CRC, w->crc);
-	put_u32(h + OFF_HEADER_CRC, (uint32_t)crc32(0, h, OFF_HEADER_CRC));
+		put_le(h + OFF_AUX + 8 * i, aux ? aux[i] : 0, 8);
+	put_le(h + OFF_PAYLOAD_CRC, w->crc, 4);
+	put_le(h + OFF_HEADER_CRC, (uint32_t)crc32(0, h, OFF_HEADER_CRC), 4);
 	if (fseeko(w->af->fp, 0, SEEK_SET) != 0 ||
 	    fwrite(h, 1, sizeof h, w->af->fp) != sizeof h)
 		wa_die_errno("%s: write failed", w->af->path);
@@ -163,25 +149,6 @@ payload_crc_mismatch(char *msg, const char *path)
 	return say(msg, path, "payload checksum mismatch: the data is corrupt");
 }
 
-/* Reads until n bytes or the end of the file; -1 with errno on error. */
-static ssize_t
-read_full(int fd, void *buf, size_t n)
-{
-	size_t have = 0;
-	while (have < n) {
-		ssize_t k = read(fd, (char *)buf + have, n - have);
-		if (k == 0)
-			break;
-		if (k < 0) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		have += (size_t)k;
-	}
-	return (ssize_t)have;
-}
-
 /* Reads and checks the header at the start of fd.  size is the file's
  * size, or -1 for a pipe, whose payload size is checked at its end. */
 static const char *
@@ -206,20 +173,20 @@ check_header(int fd, off_t size, const char *path, const char *kind, uint32_t ve
 		    BIN_HEADER_BYTES, got);
 	/* Before any field is believed: a damaged kind or version must not
 	 * pass for another kind or version. */
-	if (get_u32(b + OFF_HEADER_CRC) != (uint32_t)crc32(0, b, OFF_HEADER_CRC))
+	if (get_le(b + OFF_HEADER_CRC, 4) != (uint32_t)crc32(0, b, OFF_HEADER_CRC))
 		return say(msg, path, "header checksum mismatch: the header is corrupt");
 
-	h->version = get_u32(b + OFF_VERSION);
+	h->version = (uint32_t)get_le(b + OFF_VERSION, 4);
 	for (int i = 0; i < 4; i++) {
 		unsigned char c = b[OFF_KIND + i];
 		h->kind[i] = c > ' ' && c < 0x7f ? (char)c : '?';
 	}
 	h->kind[4] = '\0';
-	h->count = get_u64(b + OFF_COUNT);
-	h->payload_bytes = get_u64(b + OFF_PAYLOAD);
+	h->count = get_le(b + OFF_COUNT, 8);
+	h->payload_bytes = get_le(b + OFF_PAYLOAD, 8);
 	for (int i = 0; i < 3; i++)
-		h->aux[i] = get_u64(b + OFF_AUX + 8 * i);
-	h->payload_crc = get_u32(b + OFF_PAYLOAD_CRC);
+		h->aux[i] = get_le(b + OFF_AUX + 8 * i, 8);
+	h->payload_crc = (uint32_t)get_le(b + OFF_PAYLOAD_CRC, 4);
 
 	if (memcmp(b + OFF_KIND, kind, 4) != 0)
 		return say(msg, path, "is a '%s' file, expected '%s'", h->kind, kind);

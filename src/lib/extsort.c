@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "extsort.h"
+#include "heap.h"
 #include "scratch.h"
 #include "msg.h"
 #include "thread.h"
@@ -32,6 +33,7 @@ struct reader {
 
 struct merger {
 	int fd;
+	size_t rb;		/* the record size, for the heap's order */
 	struct reader *rd;
 	size_t nrd;
 	size_t *heap;		/* reader indices, smallest record on top */
@@ -353,35 +355,19 @@ reader_fill(const struct extsort *s, int fd, struct reader *r)
 }
 
 static inline const uint8_t *
-reader_rec(const struct extsort *s, const struct reader *r)
+reader_rec(size_t rb, const struct reader *r)
 {
-	return r->buf + r->at * s->rb;
+	return r->buf + r->at * rb;
 }
 
-static bool
-heap_less(const struct extsort *s, const struct merger *m, size_t i, size_t j)
+/* The reader whose record is least on top. */
+static inline bool
+record_before(const struct merger *m, const size_t *a, const size_t *b)
 {
-	return rec_cmp(reader_rec(s, &m->rd[m->heap[i]]), reader_rec(s, &m->rd[m->heap[j]]),
-	    s->rb) < 0;
+	return rec_cmp(reader_rec(m->rb, &m->rd[*a]), reader_rec(m->rb, &m->rd[*b]), m->rb) < 0;
 }
 
-static void
-sift_down(const struct extsort *s, struct merger *m, size_t i)
-{
-	for (;;) {
-		size_t l = 2 * i + 1, best = i;
-		if (l < m->heap_n && heap_less(s, m, l, best))
-			best = l;
-		if (l + 1 < m->heap_n && heap_less(s, m, l + 1, best))
-			best = l + 1;
-		if (best == i)
-			return;
-		size_t t = m->heap[i];
-		m->heap[i] = m->heap[best];
-		m->heap[best] = t;
-		i = best;
-	}
-}
+HEAP_DEFINE_CTX(merge_heap, size_t, struct merger, record_before)
 
 static void
 merger_close(struct merger *m)
@@ -407,6 +393,7 @@ merger_open(struct extsort *s, struct merger *m, int fd, const struct run *runs,
 		each = READ_MIN;
 	size_t cap = (size_t)each / s->rb;
 	m->fd = fd;
+	m->rb = s->rb;
 	m->nrd = n;
 	m->rd = wa_calloc(n, sizeof *m->rd);
 	m->heap = wa_calloc(n, sizeof *m->heap);
@@ -422,7 +409,7 @@ merger_open(struct extsort *s, struct merger *m, int fd, const struct run *runs,
 			m->heap[m->heap_n++] = i;
 	}
 	for (size_t i = m->heap_n; i-- > 0;)
-		sift_down(s, m, i);
+		merge_heap_sift_down(m, m->heap, m->heap_n, i);
 }
 
 /* Copies the least record to out; false when every run is done. */
@@ -432,10 +419,10 @@ merger_pop(struct extsort *s, struct merger *m, uint8_t *out)
 	if (m->heap_n == 0)
 		return false;
 	struct reader *r = &m->rd[m->heap[0]];
-	memcpy(out, reader_rec(s, r), s->rb);
+	memcpy(out, reader_rec(s->rb, r), s->rb);
 	if (++r->at == r->have && !reader_fill(s, m->fd, r))
 		m->heap[0] = m->heap[--m->heap_n];
-	sift_down(s, m, 0);
+	merge_heap_sift_down(m, m->heap, m->heap_n, 0);
 	return true;
 }
 

@@ -10,34 +10,44 @@
  * nearer the top than *b: a->key < b->key makes a min-heap.  An element
  * moves only past one it must come before, and going down it takes the
  * left child unless the right one must come before it, so that ties keep
- * one order for a given sequence of calls. */
+ * one order for a given sequence of calls.
+ *
+ * HEAP_DEFINE_CTX(name, type, ctxtype, before) defines the same functions
+ * for an order that needs more than the two elements: each takes a const
+ * ctxtype *ctx first (name_sift_up(ctx, h, i) and so on) and hands it to
+ * before(ctx, a, b). */
 #ifndef WA_HEAP_H
 #define WA_HEAP_H
 
 #include <stddef.h>
 
-#define HEAP_DEFINE(name, type, before)						\
+/* Both from one body: param, the parameters every function takes first,
+ * and pass, the arguments it hands on first (to before too), each in
+ * parentheses. */
+#define HEAP_UNWRAP_(...) __VA_ARGS__
+#define HEAP_BODY_(name, type, param, pass, before)				\
 static inline void								\
-name##_sift_up(type *h, size_t i)						\
+name##_sift_up(HEAP_UNWRAP_ param type *h, size_t i)				\
 {										\
 	type x = h[i];								\
-	for (; i > 0 && before(&x, &h[(i - 1) / 2]); i = (i - 1) / 2)		\
+	for (; i > 0 && before(HEAP_UNWRAP_ pass &x, &h[(i - 1) / 2]);		\
+	    i = (i - 1) / 2)							\
 		h[i] = h[(i - 1) / 2];						\
 	h[i] = x;								\
 }										\
 										\
 static inline void								\
-name##_sift_down(type *h, size_t n, size_t i)					\
+name##_sift_down(HEAP_UNWRAP_ param type *h, size_t n, size_t i)		\
 {										\
 	type x = h[i];								\
 	for (;;) {								\
 		size_t m = i, l = 2 * i + 1, r = l + 1;				\
 		const type *top = &x;						\
-		if (l < n && before(&h[l], top)) {				\
+		if (l < n && before(HEAP_UNWRAP_ pass &h[l], top)) {		\
 			m = l;							\
 			top = &h[l];						\
 		}								\
-		if (r < n && before(&h[r], top))				\
+		if (r < n && before(HEAP_UNWRAP_ pass &h[r], top))		\
 			m = r;							\
 		if (m == i)							\
 			break;							\
@@ -48,19 +58,25 @@ name##_sift_down(type *h, size_t n, size_t i)					\
 }										\
 										\
 static inline void								\
-name##_push(type *h, size_t *n, type x)					\
+name##_push(HEAP_UNWRAP_ param type *h, size_t *n, type x)			\
 {										\
 	h[*n] = x;								\
-	name##_sift_up(h, (*n)++);						\
+	name##_sift_up(HEAP_UNWRAP_ pass h, (*n)++);				\
 }										\
 										\
 static inline type								\
-name##_pop(type *h, size_t *n)							\
+name##_pop(HEAP_UNWRAP_ param type *h, size_t *n)				\
 {										\
 	type top = h[0];							\
 	h[0] = h[--*n];								\
-	name##_sift_down(h, *n, 0);						\
+	name##_sift_down(HEAP_UNWRAP_ pass h, *n, 0);				\
 	return top;								\
 }
+
+#define HEAP_DEFINE(name, type, before)						\
+	HEAP_BODY_(name, type, (), (), before)
+
+#define HEAP_DEFINE_CTX(name, type, ctxtype, before)				\
+	HEAP_BODY_(name, type, (const ctxtype *ctx,), (ctx,), before)
 
 #endif

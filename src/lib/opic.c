@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "heap.h"
 #include "opic.h"
 #include "wa.h"
 
@@ -259,6 +260,15 @@ before(const struct greedy *g, uint32_t i, uint32_t j)
 	return g->tie_before(i, j, g->arg);
 }
 
+/* The heap of the pages kept: the last of them on top. */
+static inline bool
+later(const struct greedy *g, const uint32_t *a, const uint32_t *b)
+{
+	return before(g, *b, *a);
+}
+
+HEAP_DEFINE_CTX(kept, uint32_t, struct greedy, later)
+
 static int
 by_cash(const void *a, const void *b, void *arg)
 {
@@ -277,31 +287,12 @@ opic_greedy(const struct opic *o, size_t k, uint32_t *order,
 	/* The k first into order[0..k): a heap whose root is the last of
 	 * those kept. */
 	for (uint32_t i = 0; i < o->n; i++) {
-		size_t pos;
 		if (have < k) {
-			pos = have++;
-			while (pos > 0 && before(&g, order[(pos - 1) / 2], i)) {
-				order[pos] = order[(pos - 1) / 2];
-				pos = (pos - 1) / 2;
-			}
-			order[pos] = i;
-			continue;
+			kept_push(&g, order, &have, i);
+		} else if (before(&g, i, order[0])) {
+			order[0] = i;
+			kept_sift_down(&g, order, k, 0);
 		}
-		if (!before(&g, i, order[0]))
-			continue;
-		pos = 0;
-		for (;;) {
-			size_t kid = 2 * pos + 1;
-			if (kid >= k)
-				break;
-			if (kid + 1 < k && before(&g, order[kid], order[kid + 1]))
-				kid++;
-			if (!before(&g, i, order[kid]))
-				break;
-			order[pos] = order[kid];
-			pos = kid;
-		}
-		order[pos] = i;
 	}
 	qsort_r(order, k, sizeof *order, by_cash, &g);
 	return k;

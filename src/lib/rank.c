@@ -13,18 +13,14 @@ static void
 refresh_importance(struct engine *e, double scale)
 {
 	double d = 0;
-	for (uint64_t lo = 0, hi; lo < e->n; lo = hi) {
-		hi = rank_chunk_end(e->plan, e->n, lo);
-		struct span sp;
-		span_open(e, &sp, lo, hi);
+	for (struct span sp = { 0 }; span_next(e, &sp, e->n);) {
 		if (scale != 1)
-			for (uint64_t i = 0; i < hi - lo; i++)
+			for (uint64_t i = 0; i < sp.hi - sp.lo; i++)
 				sp.pr[i] *= scale;
 		set_contributions(&sp);
-		for (uint64_t i = 0; i < hi - lo; i++)
+		for (uint64_t i = 0; i < sp.hi - sp.lo; i++)
 			if (!sp.outdeg[i])
 				d += sp.pr[i];
-		span_close(e, &sp);
 	}
 	e->dangling = d;
 }
@@ -37,15 +33,11 @@ normalize_usefulness(struct engine *e)
 	if (!(sum > 0))
 		return;
 	double scale = 1 / sum;
-	for (uint64_t lo = 0, hi; lo < e->n; lo = hi) {
-		hi = rank_chunk_end(e->plan, e->n, lo);
-		struct span sp;
-		span_open(e, &sp, lo, hi);
-		for (uint64_t i = 0; i < hi - lo; i++) {
+	for (struct span sp = { 0 }; span_next(e, &sp, e->n);) {
+		for (uint64_t i = 0; i < sp.hi - sp.lo; i++) {
 			sp.u[i] *= scale;
 			sp.r[i] *= scale;
 		}
-		span_close(e, &sp);
 	}
 	e->pushed_e *= scale;
 	for (uint32_t k = 0; k < e->g->slices; k++)
@@ -60,35 +52,26 @@ finish_usefulness_jacobi(struct engine *e, struct change *ch)
 	const double c = e->p->damping;
 	double scale = 1, dangling = 0;
 	bool residual = !e->p->jacobi && !e->p->transpose;
-	struct span sp;
 	if (e->p->transpose) {
 		double old_sum = 0, new_sum = 0;
-		for (uint64_t lo = 0, hi; lo < e->n; lo = hi) {
-			hi = rank_chunk_end(e->plan, e->n, lo);
-			span_open(e, &sp, lo, hi);
-			for (uint64_t i = 0; i < hi - lo; i++) {
+		for (struct span sp = { 0 }; span_next(e, &sp, e->n);) {
+			for (uint64_t i = 0; i < sp.hi - sp.lo; i++) {
 				sp.r[i] = (sp.outdeg[i] ? c * sp.r[i] / sp.outdeg[i] : 0) +
 				    (1 - c) * sp.e_use[i];
 				old_sum += sp.u[i];
 				new_sum += sp.r[i];
 			}
-			span_close(e, &sp);
 		}
 		scale = new_sum > 0 ? old_sum / new_sum : 1;
 	} else {
-		for (uint64_t lo = 0, hi; lo < e->n; lo = hi) {
-			hi = rank_chunk_end(e->plan, e->n, lo);
-			span_open(e, &sp, lo, hi);
-			for (uint64_t i = 0; i < hi - lo; i++)
+		for (struct span sp = { 0 }; span_next(e, &sp, e->n);) {
+			for (uint64_t i = 0; i < sp.hi - sp.lo; i++)
 				if (!sp.indeg[i])
 					dangling += sp.u[i];
-			span_close(e, &sp);
 		}
 	}
-	for (uint64_t lo = 0, hi; lo < e->n; lo = hi) {
-		hi = rank_chunk_end(e->plan, e->n, lo);
-		span_open(e, &sp, lo, hi);
-		for (uint64_t i = 0; i < hi - lo; i++) {
+	for (struct span sp = { 0 }; span_next(e, &sp, e->n);) {
+		for (uint64_t i = 0; i < sp.hi - sp.lo; i++) {
 			double *v = &sp.r[i], eu = sp.e_use[i];
 			double nv = e->p->transpose ? *v * scale :
 			    c * (*v + dangling * eu) + (1 - c) * eu;
@@ -100,7 +83,6 @@ finish_usefulness_jacobi(struct engine *e, struct change *ch)
 				*v = 0;
 			}
 		}
-		span_close(e, &sp);
 	}
 	e->pushing = residual;
 }
@@ -111,15 +93,11 @@ static void
 finish_renormalized_jacobi(struct engine *e, struct change *ch)
 {
 	double scale = rank_sum(e->plan, e->pr) / e->unscaled;
-	for (uint64_t lo = 0, hi; lo < e->n; lo = hi) {
-		hi = rank_chunk_end(e->plan, e->n, lo);
-		struct span sp;
-		span_open(e, &sp, lo, hi);
-		for (uint64_t i = 0; i < hi - lo; i++) {
+	for (struct span sp = { 0 }; span_next(e, &sp, e->n);) {
+		for (uint64_t i = 0; i < sp.hi - sp.lo; i++) {
 			sp.next[i] *= scale;
 			change_add(ch, sp.next[i] - sp.pr[i]);
 		}
-		span_close(e, &sp);
 	}
 }
 
@@ -212,11 +190,8 @@ extrapolate_work(void *arg)
 	const double f = e->extrapolation_factor, scale = e->x_scale;
 	double sum = 0, dangling = 0;
 	uint64_t first = e->n * w->t / e->nt, end = e->n * (w->t + 1) / e->nt;
-	for (uint64_t lo = first, hi; lo < end; lo = hi) {
-		hi = rank_chunk_end(e->plan, end, lo);
-		struct span sp;
-		span_open(e, &sp, lo, hi);
-		for (uint64_t i = 0; i < hi - lo; i++) {
+	for (struct span sp = { .lo = first, .hi = first }; span_next(e, &sp, end);) {
+		for (uint64_t i = 0; i < sp.hi - sp.lo; i++) {
 			double v = sp.pr[i] * scale;
 			v += f * (v - sp.before[i]);
 			if (v < 0)
@@ -228,7 +203,6 @@ extrapolate_work(void *arg)
 		}
 		if (e->propagating)
 			set_contributions(&sp);
-		span_close(e, &sp);
 	}
 	w->extrapolated[0] = sum;
 	w->extrapolated[1] = dangling;

@@ -101,6 +101,10 @@ bool rank_normalize(const struct rank_plan *plan, struct vec *v);
 /* The phases of wa-pagerank and wa-invrank around the computation
  * (rankrun.c), each dying with a message on bad input. */
 
+/* The graph directory at path opened into g, and the plan of run r of
+ * it under p into plan (rank_plan). */
+void rank_open(struct graph *g, struct rank_plan *plan, const char *path,
+    const struct rank_params *p, const struct rank_run *r);
 /* E from the url<TAB>weight file at path, normalised, into e. */
 void rank_read_personalisation(const struct graph *g, const struct rank_plan *plan,
     const char *path, struct vec *e);

@@ -179,6 +179,13 @@ void propagation_begin(struct engine *e);
  * the written ones back to their files, by span_close. */
 void span_open(const struct engine *e, struct span *sp, uint64_t lo, uint64_t hi);
 void span_close(const struct engine *e, struct span *sp);
+/* A pass over pages [first, end) a chunk of the plan at a time: sp, at
+ * first an empty span at the first page (lo = hi = first), closed and
+ * opened on the next chunk; false, sp closed, past end:
+ *
+ *	for (struct span sp = { 0 }; span_next(e, &sp, e->n);)
+ */
+bool span_next(const struct engine *e, struct span *sp, uint64_t end);
 /* x from pr over a span: pr / outdeg, 0 for a page without out-links. */
 void set_contributions(struct span *sp);
 /* One slice of a sweep, its span of the vectors viewed meanwhile: its

@@ -1,10 +1,10 @@
-#include <fcntl.h>
 #include <malloc.h>
 #include <stdlib.h>
 #include <unistd.h>
 
 #include "msg.h"
 #include "rankplan.h"
+#include "scratch.h"
 #include "thread.h"
 
 /* A thread reads a streamed slice in runs of blocks of at most this size,
@@ -172,8 +172,7 @@ rank_temp_dir(void)
 int
 rank_temp_file(uint64_t bytes)
 {
-	/* Unnamed: nothing is left behind, however the run ends. */
-	int fd = open(rank_temp_dir(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	int fd = scratch_try_open(rank_temp_dir(), "wa-rank");
 	if (fd < 0)
 		wa_die_errno("%s: cannot create a temporary file", rank_temp_dir());
 	if (ftruncate(fd, (off_t)bytes) != 0)

@@ -61,8 +61,8 @@ struct rank_plan {
 };
 
 /* The plan of run r of g under p: the vectors in memory when they fit -m
- * with the slice buffers, otherwise in unnamed temporary files (in
- * TMPDIR) of which each pass views a range of pages at a time (vec.h),
+ * with the slice buffers, otherwise in scratch files (scratch.h) in
+ * TMPDIR, of which each pass views a range of pages at a time (vec.h),
  * so that the process stays within -m, in address space too, and the
  * page cache holds what it can.  Dies if even the slice buffers do not
  * fit. */
@@ -92,8 +92,8 @@ void rank_plan_matrix(const struct rank_plan *plan, const struct graph *g,
 
 /* The directory of temporary files: TMPDIR, or /tmp. */
 const char *rank_temp_dir(void);
-/* An unnamed temporary file of that many bytes, zeros, open for reading
- * and writing. */
+/* A scratch file (scratch.h) in that directory, of that many bytes,
+ * zeros. */
 int rank_temp_file(uint64_t bytes);
 /* A zeroed vector of n doubles where the plan says. */
 void rank_vector_new(const struct rank_plan *plan, uint64_t n, struct vec *v);

@@ -61,6 +61,14 @@ rank_option(int opt, const char *arg, struct rank_params *p)
 	return false;
 }
 
+void
+rank_open(struct graph *g, struct rank_plan *plan, const char *path,
+    const struct rank_params *p, const struct rank_run *r)
+{
+	graph_open(g, path);
+	rank_plan(plan, g, p, r);
+}
+
 bool
 rank_xml_personalisation(const struct graph *g, const struct rank_plan *plan,
     const struct vec *importance, struct vec *e)

@@ -50,6 +50,18 @@ span_close(const struct engine *e, struct span *sp)
 	sp->lo = sp->hi = 0;
 }
 
+bool
+span_next(const struct engine *e, struct span *sp, uint64_t end)
+{
+	uint64_t lo = sp->hi;
+	if (sp->hi > sp->lo)
+		span_close(e, sp);
+	if (lo >= end)
+		return false;
+	span_open(e, sp, lo, rank_chunk_end(e->plan, end, lo));
+	return true;
+}
+
 /* x from pr over a span: pr / outdeg, 0 for a page without out-links. */
 void
 set_contributions(struct span *sp)

@@ -50,12 +50,17 @@ pwrite_full(int fd, const void *buf, size_t n, uint64_t off)
 	return true;
 }
 
-ssize_t
-pread_full(int fd, void *buf, size_t n, uint64_t off)
+/* Reads n bytes into buf at offset off, or from the file offset where
+ * off is NO_OFFSET, fewer only where the file ends. */
+#define NO_OFFSET UINT64_MAX
+
+static ssize_t
+read_until(int fd, void *buf, size_t n, uint64_t off)
 {
 	size_t done = 0;
 	while (done < n) {
-		ssize_t k = pread(fd, (char *)buf + done, n - done, (off_t)(off + done));
+		ssize_t k = off == NO_OFFSET ? read(fd, (char *)buf + done, n - done) :
+		    pread(fd, (char *)buf + done, n - done, (off_t)(off + done));
 		if (k < 0 && errno == EINTR)
 			continue;
 		if (k < 0)
@@ -65,6 +70,18 @@ pread_full(int fd, void *buf, size_t n, uint64_t off)
 		done += (size_t)k;
 	}
 	return (ssize_t)done;
+}
+
+ssize_t
+pread_full(int fd, void *buf, size_t n, uint64_t off)
+{
+	return read_until(fd, buf, n, off);
+}
+
+ssize_t
+read_full(int fd, void *buf, size_t n)
+{
+	return read_until(fd, buf, n, NO_OFFSET);
 }
 
 int

@@ -33,6 +33,9 @@ bool pwrite_full(int fd, const void *buf, size_t n, uint64_t off);
 /* Reads n bytes at offset off into buf, fewer only where the file ends:
  * the bytes read, or -1 with errno set. */
 ssize_t pread_full(int fd, void *buf, size_t n, uint64_t off);
+/* The same from the file offset, which it moves past the bytes read: for
+ * a pipe too. */
+ssize_t read_full(int fd, void *buf, size_t n);
 
 /* Copies what is left of in (named name in messages) into a new scratch
  * file DIR/PREFIX.XXXXXX; returns its descriptor, whose file offset is
