@@ -89,8 +89,18 @@ url_of(const struct opic_run *r, size_t i)
 {
 	return strmap_key(&r->urls, i);
 }
-/* Adds page i to the children of the read in progress. */
-void group_add(struct group *g, uint32_t i);
+/* Adds page i to the children of the read in progress.  Inline: it is
+ * called for every link. */
+static inline void
+group_add(struct group *g, uint32_t i)
+{
+	if (g->nchild == g->cap) {
+		g->cap = g->cap ? 2 * g->cap : 64;
+		g->child = wa_reallocarray(g->child, g->cap, sizeof *g->child);
+		g->focused = wa_reallocarray(g->focused, g->cap, sizeof *g->focused);
+	}
+	g->child[g->nchild++] = i;
+}
 /* Reads the page of the open group, if any, with its children. */
 void group_flush(struct opic_run *r);
 /* Frees the URLs, the marks and the group. */

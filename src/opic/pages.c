@@ -38,17 +38,6 @@ intern_hashed(struct opic_run *r, const char *url, size_t len, uint64_t hash)
 }
 
 void
-group_add(struct group *g, uint32_t i)
-{
-	if (g->nchild == g->cap) {
-		g->cap = g->cap ? 2 * g->cap : 64;
-		g->child = wa_reallocarray(g->child, g->cap, sizeof *g->child);
-		g->focused = wa_reallocarray(g->focused, g->cap, sizeof *g->focused);
-	}
-	g->child[g->nchild++] = i;
-}
-
-void
 group_flush(struct opic_run *r)
 {
 	struct group *g = &r->g;
