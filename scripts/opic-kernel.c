@@ -134,7 +134,7 @@ struct policy {
 static const struct policy policies[] = {
 	{ "plain OPIC", OPIC_PLAIN, 0, 0 },
 	{ "Interpolation, -W 1 round", OPIC_INTERPOLATION, 1, 0 },
-	{ "Variable Window, -k 8", OPIC_VARIABLE_WINDOW, 0, 8 },
+	{ "Variable Window, -K 8", OPIC_VARIABLE_WINDOW, 0, 8 },
 	{ "Impr. Fixed Window, -F 1 round -M 3", OPIC_FIXED_WINDOW, 1, 3 },
 };
 

@@ -17,18 +17,18 @@
 #include "wa.h"
 
 static const char usage[] =
-    "usage: wa-opic -s STATE [-q] [-c C] [-t FETCHLOG]\n"
-    "               [-W T | -k K | -F T [--min-measures M]] [-f TEXT [-x SHARE]]\n"
+    "usage: wa-opic -S STATE [-q] [-c C] [-t FETCHLOG]\n"
+    "               [-W T | -K K | -F T [--min-measures M]] [-f TEXT [-x SHARE]]\n"
     "               [--next K] [LINKS...]\n"
     "Reads fetched pages' links (src TAB dst, grouped by source, in crawl\n"
     "order) from the LINKS files or stdin, updates the OPIC state in STATE\n"
     "(created when absent) and writes url TAB importance for every known URL.\n"
-    "  -s STATE  the state file (required)\n"
+    "  -S STATE  the state file (required)\n"
     "  -c C      share of a page's cash given to its links (default 0.85)\n"
     "  -t LOG    time in seconds: each read takes its time from the wa-fetch\n"
     "            log LOG (default: time counts page reads)\n"
     "  -W T      Adaptive OPIC, Interpolation over a window of T\n"
-    "  -k K      Adaptive OPIC, Variable Window: the last K measures (<= 4096)\n"
+    "  -K K      Adaptive OPIC, Variable Window: the last K measures (<= 4096)\n"
     "  -F T      Adaptive OPIC, Fixed Window: the measures of the last T\n"
     "  --min-measures M  with -F, keep at least M measures (default 0)\n"
     "            T is a number of reads, or with -t a duration (30d); the\n"
@@ -70,7 +70,15 @@ parse_options(int argc, char **argv, struct opic_run *r, struct request *rq)
 	static const struct option longopts[] = {
 		{ "next", required_argument, NULL, OPT_NEXT },
 		{ "min-measures", required_argument, NULL, OPT_MIN_MEASURES },
+		{ "state", required_argument, NULL, 'S' },
 		WA_COMMON_LONGOPTS
+	};
+	/* The spellings of the release before: -s is the slices and -k keeps
+	 * going in the other tools. */
+	static const struct opt_renamed renamed[] = {
+		{ 's', 'S', "-S (--state)" },
+		{ 'k', 'K', "-K" },
+		{ 0, 0, NULL },
 	};
 	const char *window_text = NULL, *min_text = NULL;
 	struct opic_params *want = &rq->want;
@@ -80,8 +88,8 @@ parse_options(int argc, char **argv, struct opic_run *r, struct request *rq)
 
 	*rq = (struct request){ .want = { .policy = OPIC_PLAIN, .c = 0.85 },
 	    .focus_share = 0.5 };
-	while ((opt = getopt_long(argc, argv, "c:f:F:hk:qs:t:W:x:", longopts, NULL)) != -1) {
-		switch (opt) {
+	while ((opt = getopt_long(argc, argv, "c:f:F:hk:K:qs:S:t:W:x:", longopts, NULL)) != -1) {
+		switch (opt = opt_rename(opt, renamed)) {
 		case 'c':
 			want->c = opt_double("-c", optarg, 0, 1);
 			rq->c_given = true;
@@ -97,12 +105,12 @@ parse_options(int argc, char **argv, struct opic_run *r, struct request *rq)
 			window_text = optarg;
 			policies++;
 			break;
-		case 'k':
+		case 'K':
 			want->policy = OPIC_VARIABLE_WINDOW;
-			want->keep = opt_count("-k", optarg, 1, OPIC_MAX_MEASURES);
+			want->keep = opt_count("-K", optarg, 1, OPIC_MAX_MEASURES);
 			policies++;
 			break;
-		case 's':
+		case 'S':
 			rq->state = optarg;
 			break;
 		case 't':
@@ -123,9 +131,9 @@ parse_options(int argc, char **argv, struct opic_run *r, struct request *rq)
 		}
 	}
 	if (!rq->state)
-		wa_usage_error("-s STATE is required");
+		wa_usage_error("-S STATE is required");
 	if (policies > 1)
-		wa_usage_error("-W, -k and -F are window policies: choose one");
+		wa_usage_error("-W, -K and -F are window policies: choose one");
 	if (x_given && !r->focus)
 		wa_usage_error("-x needs -f");
 	if (min_text && want->policy != OPIC_FIXED_WINDOW)

@@ -23,7 +23,7 @@ printf 'http://a.example/\t%s\t%s\t-\n' 0 - 86400 1 172800 0 >hist.tsv
 ok "change rates" wa-lambda -q --prior 1,7 -o lambda.tsv hist.tsv
 printf 'http://a.example/\thtml\t0.5\t1\t0.1\t100000\t-\nhttp://b.example/\t-\t0.5\t-\t-\t-\t-\n' >state.tsv
 ok "a schedule" wa-schedule -q -G 100 --now 200000 --plan plan.tsv --summary summary.tsv state.tsv
-ok "an OPIC state" wa-opic -q -s opic.st "$G/linkmat-cycle2.links.tsv"
+ok "an OPIC state" wa-opic -q -S opic.st "$G/linkmat-cycle2.links.tsv"
 ok "partition rules" wa-partition -q -n 2 -o rules.tsv "$G/rank-cycles.links.tsv"
 cp rules.tsv other.tsv
 sed 's/$/\r/' "$G/rank-cycles.links.tsv" >crlf.tsv
@@ -73,7 +73,7 @@ for bad in warc.gz crlf.tsv other.tsv; do
 	refused "wa-lambda -O $bad" lambda.tsv "$why" wa-lambda -q -O "$bad" -o lambda.tsv hist.tsv
 	refused "wa-schedule $bad" "plan.tsv summary.tsv" "$why" \
 		wa-schedule -q -G 100 --now 200000 --plan plan.tsv --summary summary.tsv "$bad"
-	refused "wa-opic $bad" opic.st "$why" wa-opic -q -s opic.st "$bad"
+	refused "wa-opic $bad" opic.st "$why" wa-opic -q -S opic.st "$bad"
 	refused "wa-partition $bad" rules.tsv "$why" wa-partition -q -n 2 -o rules.tsv "$bad"
 	refused "wa-partition --urls $bad" rules.tsv "$why" wa-partition -q -n 2 --urls -o rules.tsv "$bad"
 	refused "wa-partition --weights $bad" rules.tsv "$why" \
@@ -90,7 +90,7 @@ done
 # Another tool's numbers where URLs go: wa-opic would read wa-pagerank's
 # stream as links to pages named by the scores.
 refused "wa-opic, an importance stream" opic.st "pr.tsv:1: not a URL in column 2" \
-	wa-opic -q -s opic.st pr.tsv
+	wa-opic -q -S opic.st pr.tsv
 refused "wa-linkmat, an importance stream" g "pr.tsv:1: not a URL in column 2" wa-linkmat -q -o g pr.tsv
 
 # An empty input is no error: a cycle may have nothing new.

@@ -41,7 +41,7 @@ fault_inputs() {
 		>>"$f_d/crawl.warc.gz"
 	f_page http://b.test/ '<a href="http://a.test/x">x</a>' 7f1c1c0e-0000-4000-8000-000000000003 \
 		>>"$f_d/crawl.warc.gz"
-	wa-opic -q -s "$f_d/opic.st" "$f_d/links.tsv" >/dev/null
+	wa-opic -q -S "$f_d/opic.st" "$f_d/links.tsv" >/dev/null
 }
 
 previous_outputs() {

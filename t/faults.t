@@ -150,16 +150,16 @@ fault wa-schedule "standard output on a full device" "standard output: No space 
 
 # wa-opic: its state is its previous output
 fault wa-opic "a missing links file" "$i/nothing.tsv: No such file" \
-	wa-opic -q -s "$o/opic.st" "$i/nothing.tsv"
+	wa-opic -q -S "$o/opic.st" "$i/nothing.tsv"
 fault wa-opic "a truncated gzip links file" "$i/links.cut.gz: truncated gzip data at byte [0-9]+" \
-	wa-opic -q -s "$o/opic.st" "$i/links.cut.gz"
+	wa-opic -q -S "$o/opic.st" "$i/links.cut.gz"
 fault wa-opic "-t: a missing fetch log" "$i/nothing.log: No such file" \
-	wa-opic -q -s "$tmp/new.st" -t "$i/nothing.log" "$i/links.tsv"
+	wa-opic -q -S "$tmp/new.st" -t "$i/nothing.log" "$i/links.tsv"
 # The state is saved after the output, so a failed write leaves it as it
 # was (a rerun does not count the reads twice).
 fault wa-opic "standard output on a full device" \
 	"standard output: No space left on device" \
-	sh -c 'wa-opic -q -s "$1" "$2" >/dev/full' sh "$o/opic.st" "$i/links.tsv"
+	sh -c 'wa-opic -q -S "$1" "$2" >/dev/full' sh "$o/opic.st" "$i/links.tsv"
 cp "$tmp/previous/opic.st" "$o/opic.st"
 
 # wa-partition
@@ -215,7 +215,7 @@ if mount -t tmpfs -o size=256k tmpfs "$m" 2>/dev/null; then
 		sh -c 'exec wa-schedule -q -G 100 --now 1700000000 --plan "$1" --summary "$2" "$3" >/dev/null' sh \
 		"$m/freq.tsv" "$m/summary.tsv" "$i/state.tsv"
 	fault wa-opic "its state on a full device" "$m/opic.st: write failed: No space left on device" \
-		sh -c 'exec wa-opic -q -s "$1" "$2" >/dev/null' sh "$m/opic.st" "$i/links.tsv"
+		sh -c 'exec wa-opic -q -S "$1" "$2" >/dev/null' sh "$m/opic.st" "$i/links.tsv"
 	fault wa-partition "-o on a full device" "$m/rules.tsv: write failed: No space left on device" \
 		wa-partition -q -n 3 -o "$m/rules.tsv" "$i/links.tsv"
 else

@@ -82,9 +82,9 @@ fault wa-schedule "--cash" "$eio: $EIO" \
 	wa-schedule -q -G 100 --cash "$eio" --plan "$o/freq.tsv" "$i/state.tsv"
 fault wa-schedule "--overrides" "$eio: $EIO" \
 	wa-schedule -q -G 100 --overrides "$eio" --plan "$o/freq.tsv" "$i/state.tsv"
-fault wa-opic "the links" "$eio: $EIO" wa-opic -q -s "$o/opic.st" "$eio"
-fault wa-opic "the state" "$eio: $EIO" wa-opic -q -s "$eio" "$i/links.tsv"
-fault wa-opic "-t: the fetch log" "$eio: $EIO" wa-opic -q -s "$tmp/new.st" -t "$eio" "$i/links.tsv"
+fault wa-opic "the links" "$eio: $EIO" wa-opic -q -S "$o/opic.st" "$eio"
+fault wa-opic "the state" "$eio: $EIO" wa-opic -q -S "$eio" "$i/links.tsv"
+fault wa-opic "-t: the fetch log" "$eio: $EIO" wa-opic -q -S "$tmp/new.st" -t "$eio" "$i/links.tsv"
 is "$(ls "$tmp" | grep new.st)" "" "  and no new state, under its name or another"
 fault wa-partition "the links" "$eio: $EIO" wa-partition -q -n 3 -o "$o/rules.tsv" "$eio"
 fault wa-partition "--weights: the weights" "$eio: $EIO" \
@@ -135,7 +135,7 @@ fault wa-linkmat "gzip links, then EIO" "$STDIN" eio_after "$i/links.gz" wa-link
 fault wa-lambda "a history, then EIO" "$STDIN" eio_after "$i/hist.tsv" wa-lambda -q -o "$o/lambda.tsv"
 fault wa-schedule "a state, then EIO" "$STDIN" \
 	eio_after "$i/state.tsv" wa-schedule -q -G 100 --plan "$o/freq.tsv" --summary "$o/summary.tsv"
-fault wa-opic "links, then EIO" "$STDIN" eio_after "$i/links.tsv" wa-opic -q -s "$o/opic.st"
+fault wa-opic "links, then EIO" "$STDIN" eio_after "$i/links.tsv" wa-opic -q -S "$o/opic.st"
 fault wa-partition "links, then EIO" "$STDIN" \
 	eio_after "$i/links.tsv" wa-partition -q -n 3 -o "$o/rules.tsv"
 fault wa-partition "-a: URLs, then EIO" "$STDIN" \

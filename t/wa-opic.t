@@ -31,12 +31,12 @@ logrow() {
 # (A: 1).  Read A: H_A = 1, B: 1.  Read B: H_B = 1.5, A: 1.  Read A: H_A = 2,
 # B: 1.  Read B: H_B = 2.5, A: 1.  Importance (H+C)/sum: A 3/5.5, B 2.5/5.5.
 printf 'http://a/\thttp://b/\nhttp://b/\thttp://a/\nhttp://a/\thttp://b/\nhttp://b/\thttp://a/\nhttp://a/\thttp://b/\nhttp://b/\thttp://a/\n' >"$tmp/ab.tsv"
-ok "plain OPIC on A <-> B" wa-opic -q -c 1 -s "$tmp/ab.st" "$tmp/ab.tsv"
+ok "plain OPIC on A <-> B" wa-opic -q -c 1 -S "$tmp/ab.st" "$tmp/ab.tsv"
 same_file "$tmp/stdout" - "importance as computed by hand" <<'X'
 http://a/	0.54545454545454541
 http://b/	0.45454545454545453
 X
-ok "--next 1 on the same state, no links" wa-opic -q -s "$tmp/ab.st" --next 1 "$tmp/empty"
+ok "--next 1 on the same state, no links" wa-opic -q -S "$tmp/ab.st" --next 1 "$tmp/empty"
 same_file "$tmp/stdout" - "the greedy list: A holds all the cash" <<'X'
 http://a/	1
 X
@@ -46,7 +46,7 @@ X
 # the end (6 reads done): the window, then the time since the last read:
 # A 4 + 2, B 4 + 1.  Importance 2.5/6 = 50/120, 1.625/5 = 39/120: 50/89,
 # 39/89.
-ok "Interpolation window of 4 reads" wa-opic -q -c 1 -W 4 -s "$tmp/abw.st" "$tmp/ab.tsv"
+ok "Interpolation window of 4 reads" wa-opic -q -c 1 -W 4 -S "$tmp/abw.st" "$tmp/ab.tsv"
 printf 'http://a/\t0.5617977528089888\nhttp://b/\t0.43820224719101125\n' >"$tmp/abw.want"
 tsv_near "$tmp/stdout" "$tmp/abw.want" 1e-15 \
 	"windowed importance per covered time as computed by hand: 50/89, 39/89"
@@ -59,21 +59,33 @@ tsv_near "$tmp/stdout" "$tmp/abw.want" 1e-15 \
 # (introduced at 1, read at 2) 1 + 3.  Importance .25/3, 1/4, 1/4: 1/7,
 # 3/7, 3/7.
 printf 'http://a/\thttp://b/\nhttp://b/\thttp://c/\nhttp://c/\thttp://b/\nhttp://b/\thttp://c/\nhttp://a/\thttp://b/\n' >"$tmp/abc.tsv"
-ok "Interpolation, a read later than the window" wa-opic -q -c 1 -W 2 -s "$tmp/abcw.st" "$tmp/abc.tsv"
+ok "Interpolation, a read later than the window" wa-opic -q -c 1 -W 2 -S "$tmp/abcw.st" "$tmp/abc.tsv"
 printf 'http://a/\t0.14285714285714285\nhttp://b/\t0.42857142857142855\nhttp://c/\t0.42857142857142855\n' >"$tmp/abcw.want"
 tsv_near "$tmp/stdout" "$tmp/abcw.want" 1e-15 "importance as computed by hand: 1/7, 3/7, 3/7"
 vcheck "and the state as simulated" sim -c 1 -W 2 "$tmp/abcw.st" "$tmp/stdout" "$tmp/abc.tsv"
 # Variable Window of 2 measures: A keeps cashes 1, 1 (reads 2, 4) since
 # read 0, plus cash 1: 3/6; B keeps 1, 1 (reads 3, 5) since read 1: 2/5.
-ok "Variable Window of 2 measures" wa-opic -q -c 1 -k 2 -s "$tmp/abk.st" "$tmp/ab.tsv"
+ok "Variable Window of 2 measures" wa-opic -q -c 1 -K 2 -S "$tmp/abk.st" "$tmp/ab.tsv"
 same_file "$tmp/stdout" - "importance as computed by hand: .5/.9, .4/.9" <<'X'
 http://a/	0.55555555555555558
 http://b/	0.44444444444444448
 X
+cp "$tmp/stdout" "$tmp/abk.out"
+# The letters of the release before still work this release, with a
+# warning each: -s is the slices and -k keeps going in the other tools.
+ok "the old letters -k and -s" wa-opic -c 1 -k 2 -s "$tmp/abk-old.st" "$tmp/ab.tsv"
+is "$(grep -c 'the old spelling' "$tmp/stderr")" 2 "  with one warning each"
+like "$(cat "$tmp/stderr")" "^wa-opic: -k is now -K; the old spelling goes in the next release" \
+	"  -k's naming -K"
+like "$(cat "$tmp/stderr")" "wa-opic: -s is now -S [(]--state[)]; the old spelling goes" "  -s's naming -S"
+same_file "$tmp/stdout" "$tmp/abk.out" "  give the output of -K and -S"
+ok "  and the same state" cmp "$tmp/abk-old.st" "$tmp/abk.st"
+ok "--state is -S" wa-opic -q -c 1 -K 2 --state "$tmp/abk-long.st" "$tmp/ab.tsv"
+ok "  the same state" cmp "$tmp/abk-long.st" "$tmp/abk.st"
 # Fixed Window of 2 reads, at the end (6 reads done) the measures of reads
 # 4 and 5: A keeps cash 1 (read 4) since read 2, plus cash 1: 2/4; B keeps
 # 1 (read 5) since read 3: 1/3.
-ok "Fixed Window of 2 reads" wa-opic -q -c 1 -F 2 -s "$tmp/abf.st" "$tmp/ab.tsv"
+ok "Fixed Window of 2 reads" wa-opic -q -c 1 -F 2 -S "$tmp/abf.st" "$tmp/ab.tsv"
 same_file "$tmp/stdout" - "importance as computed by hand: .5/(5/6), (1/3)/(5/6)" <<'X'
 http://a/	0.60000000000000009
 http://b/	0.40000000000000002
@@ -81,21 +93,21 @@ X
 # Improved Fixed Window: a window of 1 read keeps nothing of the other
 # page's reads, but 2 measures stay: the Variable Window of 2.
 ok "Improved Fixed Window: 1 read, at least 2 measures" \
-	wa-opic -q -c 1 -F 1 --min-measures 2 -s "$tmp/abm.st" "$tmp/ab.tsv"
+	wa-opic -q -c 1 -F 1 --min-measures 2 -S "$tmp/abm.st" "$tmp/ab.tsv"
 same_file "$tmp/stdout" - "the same as the Variable Window of 2" <<'X'
 http://a/	0.55555555555555558
 http://b/	0.44444444444444448
 X
-exits 2 "-W and -k together are a usage error" wa-opic -q -W 4 -k 2 -s "$tmp/wk.st" "$tmp/ab.tsv"
-exits 2 "-k and -F together are a usage error" wa-opic -q -F 4 -k 2 -s "$tmp/wk.st" "$tmp/ab.tsv"
+exits 2 "-W and -K together are a usage error" wa-opic -q -W 4 -K 2 -S "$tmp/wk.st" "$tmp/ab.tsv"
+exits 2 "-K and -F together are a usage error" wa-opic -q -F 4 -K 2 -S "$tmp/wk.st" "$tmp/ab.tsv"
 exits 2 "--min-measures without -F is a usage error" \
-	wa-opic -q -k 2 --min-measures 3 -s "$tmp/wk.st" "$tmp/ab.tsv"
-exits 2 "-k above 4096 is a usage error" wa-opic -q -k 4097 -s "$tmp/wk.st" "$tmp/ab.tsv"
+	wa-opic -q -K 2 --min-measures 3 -S "$tmp/wk.st" "$tmp/ab.tsv"
+exits 2 "-K above 4096 is a usage error" wa-opic -q -K 4097 -S "$tmp/wk.st" "$tmp/ab.tsv"
 exits 2 "another -W on an existing state is a usage error" \
-	wa-opic -q -W 8 -s "$tmp/abw.st" "$tmp/ab.tsv"
+	wa-opic -q -W 8 -S "$tmp/abw.st" "$tmp/ab.tsv"
 like "$(cat "$tmp/stderr")" "abw.st was made with -c 1 -W 4$" "and says what the state was made with"
 exits 2 "another --min-measures on an existing Fixed Window state is a usage error" \
-	wa-opic -q -F 1 --min-measures 3 -s "$tmp/abm.st" "$tmp/ab.tsv"
+	wa-opic -q -F 1 --min-measures 3 -S "$tmp/abm.st" "$tmp/ab.tsv"
 like "$(cat "$tmp/stderr")" "abm.st was made with -c 1 -F 1 --min-measures 2$" "naming all of it"
 
 # --- a page read more often than 4096 times in a Fixed Window -----------------
@@ -104,11 +116,11 @@ like "$(cat "$tmp/stderr")" "abm.st was made with -c 1 -F 1 --min-measures 2$" "
 # 4096, with a warning.
 awk 'BEGIN { for (i = 0; i < 5000; i++) printf "http://a/\thttp://b/\nhttp://b/\thttp://a/\n" }' >"$tmp/ab5000.tsv"
 ok "Fixed Window larger than 4096 reads of a page" \
-	wa-opic -s "$tmp/cap.st" -F 20000 "$tmp/ab5000.tsv"
+	wa-opic -S "$tmp/cap.st" -F 20000 "$tmp/ab5000.tsv"
 cp "$tmp/stdout" "$tmp/cap.out"
 like "$(cat "$tmp/stderr")" "1808 reads found the page's 4096 measures full" \
 	"warns of the measures that left early (2 x 904)"
-ok "Variable Window of 4096 on the same" wa-opic -q -s "$tmp/cap4096.st" -k 4096 "$tmp/ab5000.tsv"
+ok "Variable Window of 4096 on the same" wa-opic -q -S "$tmp/cap4096.st" -K 4096 "$tmp/ab5000.tsv"
 same_file "$tmp/cap.out" "$tmp/stdout" "the same importance"
 
 # --- fetch times (-t) by hand ---------------------------------------------------
@@ -119,7 +131,7 @@ same_file "$tmp/cap.out" "$tmp/stdout" "the same importance"
 # 1)/(1030 - 1000), B (.5 + 1)/(1030 - 1000): 2/3.5 and 1.5/3.5.
 printf 'http://a/\thttp://b/\nhttp://b/\thttp://a/\nhttp://a/\thttp://b/\nhttp://b/\thttp://a/\n' >"$tmp/ab4.tsv"
 { logrow http://a/ 1000; logrow http://c/ -; logrow http://b/ 1010; logrow http://a/ 1030; logrow http://b/ 1005; } >"$tmp/ab4.log"
-ok "-t: fetch times from a fetch log" wa-opic -c 1 -k 2 -t "$tmp/ab4.log" -s "$tmp/t.st" "$tmp/ab4.tsv"
+ok "-t: fetch times from a fetch log" wa-opic -c 1 -K 2 -t "$tmp/ab4.log" -S "$tmp/t.st" "$tmp/ab4.tsv"
 printf 'http://a/\t0.5714285714285714\nhttp://b/\t0.42857142857142855\n' >"$tmp/ab4.want"
 tsv_near "$tmp/stdout" "$tmp/ab4.want" 1e-15 "importance per second as computed by hand"
 like "$(cat "$tmp/stderr")" "1 read earlier than the page's previous read or introduction taken at that time" \
@@ -127,46 +139,46 @@ like "$(cat "$tmp/stderr")" "1 read earlier than the page's previous read or int
 vcheck "and the state as simulated" sim -c 1 -k 2 -t "$tmp/ab4.log" "$tmp/t.st" "$tmp/stdout" "$tmp/ab4.tsv"
 printf 'http://a/\thttp://b/\nhttp://b/\thttp://a/\nhttp://a/\thttp://b/\n' >"$tmp/ab3.tsv"
 exits 1 "a read without a fetch time is an error" \
-	wa-opic -q -t "$tmp/ab4.log" -s "$tmp/t2.st" "$tmp/ab4.tsv" "$tmp/ab3.tsv"
+	wa-opic -q -t "$tmp/ab4.log" -S "$tmp/t2.st" "$tmp/ab4.tsv" "$tmp/ab3.tsv"
 like "$(cat "$tmp/stderr")" "ab3.tsv:1: read 3 of http://a/ in this run, but .*ab4.log has 2 fetch times for it" \
 	"naming the links file and line and the log"
 [ ! -e "$tmp/t2.st" ]; t_result $? "and no state is written"
 printf 'http://d/\thttp://a/\n' >"$tmp/d.tsv"
 exits 1 "a source absent from the log is an error" \
-	wa-opic -q -t "$tmp/ab4.log" -s "$tmp/t2.st" "$tmp/d.tsv"
+	wa-opic -q -t "$tmp/ab4.log" -S "$tmp/t2.st" "$tmp/d.tsv"
 like "$(cat "$tmp/stderr")" "d.tsv:1: no fetch time for http://d/ in .*ab4.log" "naming file and line"
 # wa-fetch -L: the row of X, redirected to Y and then fetched (200), gives
 # its time to Y, the page whose links are read; a 301 row does not.
 printf 'http://y/\thttp://a/\n' >"$tmp/y.tsv"
 logrow http://x/ 2000 200 http://y/ >"$tmp/xy.log"
 ok "a redirect followed by wa-fetch -L gives its time to its target" \
-	wa-opic -q -t "$tmp/xy.log" -s "$tmp/xy.st" "$tmp/y.tsv"
+	wa-opic -q -t "$tmp/xy.log" -S "$tmp/xy.st" "$tmp/y.tsv"
 logrow http://x/ 2000 301 http://y/ >"$tmp/x301.log"
-exits 1 "a redirect not followed does not" wa-opic -q -t "$tmp/x301.log" -s "$tmp/x3.st" "$tmp/y.tsv"
+exits 1 "a redirect not followed does not" wa-opic -q -t "$tmp/x301.log" -S "$tmp/x3.st" "$tmp/y.tsv"
 exits 2 "-t on a state that counts reads is a usage error" \
-	wa-opic -q -t "$tmp/ab4.log" -s "$tmp/abk.st" "$tmp/ab4.tsv"
+	wa-opic -q -t "$tmp/ab4.log" -S "$tmp/abk.st" "$tmp/ab4.tsv"
 like "$(cat "$tmp/stderr")" "abk.st counts time in page reads: -t cannot be used with it" "saying so"
-exits 2 "no -t on a state that counts seconds is a usage error" wa-opic -q -s "$tmp/t.st" "$tmp/empty"
+exits 2 "no -t on a state that counts seconds is a usage error" wa-opic -q -S "$tmp/t.st" "$tmp/empty"
 like "$(cat "$tmp/stderr")" "t.st counts time in seconds of fetch logs: give -t FETCHLOG" "saying so"
-ok "an empty log serves a run without reads" wa-opic -q -t "$tmp/empty" -s "$tmp/t.st" --next 1 "$tmp/empty"
+ok "an empty log serves a run without reads" wa-opic -q -t "$tmp/empty" -S "$tmp/t.st" --next 1 "$tmp/empty"
 is "$(cat "$tmp/stdout")" "$(printf 'http://a/\t1')" "the greedy list of the seconds state"
-exits 2 "with -t, -W takes a duration" wa-opic -q -t "$tmp/ab4.log" -W 0s -s "$tmp/t3.st" "$tmp/ab4.tsv"
-ok "-F 1h" wa-opic -q -t "$tmp/ab4.log" -F 1h --min-measures 1 -s "$tmp/t4.st" "$tmp/ab4.tsv"
+exits 2 "with -t, -W takes a duration" wa-opic -q -t "$tmp/ab4.log" -W 0s -S "$tmp/t3.st" "$tmp/ab4.tsv"
+ok "-F 1h" wa-opic -q -t "$tmp/ab4.log" -F 1h --min-measures 1 -S "$tmp/t4.st" "$tmp/ab4.tsv"
 exits 2 "another window on it is a usage error" \
-	wa-opic -q -t "$tmp/empty" -F 2h --min-measures 1 -s "$tmp/t4.st" "$tmp/empty"
+	wa-opic -q -t "$tmp/empty" -F 2h --min-measures 1 -S "$tmp/t4.st" "$tmp/empty"
 like "$(cat "$tmp/stderr")" "t4.st was made with -c 0.85 -F 3600s --min-measures 1$" "in seconds"
 
 # --- generated crawl order: every cash, history and measure recomputed --------
 verify gen 1 300 4 >"$tmp/gen.tsv"
 verify fetchlog 3 1700000000 "$tmp/gen.tsv" >"$tmp/gen.log"
 run_sim() {	# NAME MSG "WA-OPIC OPTIONS" "THE SAME FOR THE SIMULATION"
-	ok "$2" wa-opic -q $3 -s "$tmp/$1.st" "$tmp/gen.tsv"
+	ok "$2" wa-opic -q $3 -S "$tmp/$1.st" "$tmp/gen.tsv"
 	cp "$tmp/stdout" "$tmp/$1.out"
 	vcheck "state and output as simulated" sim $4 "$tmp/$1.st" "$tmp/$1.out" "$tmp/gen.tsv"
 }
 run_sim g "plain OPIC on a 300-page crawl stream (sources read again later)" "" ""
 run_sim gw "Interpolation window of 200 reads" "-W 200" "-W 200"
-run_sim gk "Variable Window of 8 measures" "-k 8" "-k 8"
+run_sim gk "Variable Window of 8 measures" "-K 8" "-k 8"
 run_sim gf "Fixed Window of 300 reads" "-F 300" "-F 300"
 run_sim gm "Improved Fixed Window of 100 reads, 3 measures" \
 	"-F 100 --min-measures 3" "-F 100 -M 3"
@@ -188,21 +200,21 @@ verify fetchlog 5 1700000000 "$tmp/h1.tsv" >"$tmp/h1.log"
 verify fetchlog 6 "$(awk -F '\t' '$2 != "-" { t = $2 } END { print t }' "$tmp/h1.log")" \
 	"$tmp/h2.tsv" >"$tmp/h2.log"
 cat "$tmp/h1.log" "$tmp/h2.log" >"$tmp/h12.log"
-ok "first half" wa-opic -q -s "$tmp/half.st" "$tmp/h1.tsv"
-ok "second half from stdin" sh -c 'wa-opic -q -s "$1" <"$2"' - "$tmp/half.st" "$tmp/h2.tsv"
+ok "first half" wa-opic -q -S "$tmp/half.st" "$tmp/h1.tsv"
+ok "second half from stdin" sh -c 'wa-opic -q -S "$1" <"$2"' - "$tmp/half.st" "$tmp/h2.tsv"
 cp "$tmp/stdout" "$tmp/half.out"
 vcheck "two runs on the halves give the output of one run" l1 "$tmp/half.out" "$tmp/g.out" 1e-12
 vcheck "and the same state" samestate "$tmp/half.st" "$tmp/g.st"
 round_trip() {	# NAME LOG1 LOG2 LOG OPTIONS...
 	name=$1 l1=$2 l2=$3 l=$4; shift 4
-	wa-opic -q "$@" ${l:+-t "$l"} -s "$tmp/$name-whole.st" "$tmp/gen.tsv" >"$tmp/$name-whole.out"
-	wa-opic -q "$@" ${l1:+-t "$l1"} -s "$tmp/$name-half.st" "$tmp/h1.tsv" >/dev/null &&
-		ok "$* on the second half" wa-opic -q ${l2:+-t "$l2"} -s "$tmp/$name-half.st" "$tmp/h2.tsv"
+	wa-opic -q "$@" ${l:+-t "$l"} -S "$tmp/$name-whole.st" "$tmp/gen.tsv" >"$tmp/$name-whole.out"
+	wa-opic -q "$@" ${l1:+-t "$l1"} -S "$tmp/$name-half.st" "$tmp/h1.tsv" >/dev/null &&
+		ok "$* on the second half" wa-opic -q ${l2:+-t "$l2"} -S "$tmp/$name-half.st" "$tmp/h2.tsv"
 	vcheck "$*: two runs give the output of one" l1 "$tmp/stdout" "$tmp/$name-whole.out" 1e-12
 	vcheck "$*: and the same state" samestate "$tmp/$name-half.st" "$tmp/$name-whole.st"
 }
 round_trip w "" "" "" -W 200
-round_trip k "" "" "" -k 8
+round_trip k "" "" "" -K 8
 round_trip f "" "" "" -F 150
 round_trip m "" "" "" -F 100 --min-measures 3
 round_trip tf "$tmp/h1.log" "$tmp/h2.log" "$tmp/h12.log" -F 1h --min-measures 2
@@ -213,45 +225,45 @@ vcheck "and the seconds run as simulated" \
 # --- corruption --------------------------------------------------------------
 cp "$tmp/g.st" "$tmp/bad.st"
 printf '\377' | dd of="$tmp/bad.st" bs=1 seek=200 conv=notrunc 2>"$tmp/dd.err"
-exits 1 "a flipped payload byte is refused" wa-opic -q -s "$tmp/bad.st" "$tmp/empty"
+exits 1 "a flipped payload byte is refused" wa-opic -q -S "$tmp/bad.st" "$tmp/empty"
 like "$(cat "$tmp/stderr")" "^wa-opic: .*bad.st: .*checksum" "naming the file and the checksum"
 head -c 100 "$tmp/g.st" >"$tmp/short.st"
-exits 1 "a truncated state is refused" wa-opic -q -s "$tmp/short.st" "$tmp/empty"
+exits 1 "a truncated state is refused" wa-opic -q -S "$tmp/short.st" "$tmp/empty"
 like "$(cat "$tmp/stderr")" "short.st" "naming the file"
 printf 'x\ty\n' >"$tmp/notstate"
-exits 1 "a file that is no state is refused" wa-opic -q -s "$tmp/notstate" "$tmp/empty"
+exits 1 "a file that is no state is refused" wa-opic -q -S "$tmp/notstate" "$tmp/empty"
 # Damage behind correct checksums: what the checks after the CRC find.
 cp "$tmp/gm.st" "$tmp/count.st"
 verify patch "$tmp/count.st" 40 '<Q' 12345
-exits 1 "a wrong measure count in the header is refused" wa-opic -q -s "$tmp/count.st" "$tmp/empty"
+exits 1 "a wrong measure count in the header is refused" wa-opic -q -S "$tmp/count.st" "$tmp/empty"
 like "$(cat "$tmp/stderr")" "count.st: state sizes do not agree \(804 URLs, 12345 measures" "saying which sizes"
 cp "$tmp/gm.st" "$tmp/count.st"
 verify patch "$tmp/count.st" $((128 + 40 * 5 + 32)) '<Q' 4096
-exits 1 "a URL's measure count moved is refused" wa-opic -q -s "$tmp/count.st" "$tmp/empty"
+exits 1 "a URL's measure count moved is refused" wa-opic -q -S "$tmp/count.st" "$tmp/empty"
 like "$(cat "$tmp/stderr")" "count.st: URL [0-9]+: " "naming the file and the URL"
 cp "$tmp/gk.st" "$tmp/count.st"
 verify patch "$tmp/count.st" $((128 + 32)) '<Q' 9
-exits 1 "more measures than -k keeps are refused" wa-opic -q -s "$tmp/count.st" "$tmp/empty"
+exits 1 "more measures than -K keeps are refused" wa-opic -q -S "$tmp/count.st" "$tmp/empty"
 like "$(cat "$tmp/stderr")" "count.st: URL 0: 9 measures, more than 8" "saying so"
 cp "$tmp/g.st" "$tmp/count.st"
 verify patch "$tmp/count.st" 64 '<Q' 7
-exits 1 "an unknown policy is refused" wa-opic -q -s "$tmp/count.st" "$tmp/empty"
+exits 1 "an unknown policy is refused" wa-opic -q -S "$tmp/count.st" "$tmp/empty"
 cp "$tmp/g.st" "$tmp/count.st"
 verify patch "$tmp/count.st" $((128 + 40 * 3)) '<d' 0.5
-exits 1 "a total cash other than 1 is refused" wa-opic -q -s "$tmp/count.st" "$tmp/empty"
+exits 1 "a total cash other than 1 is refused" wa-opic -q -S "$tmp/count.st" "$tmp/empty"
 like "$(cat "$tmp/stderr")" "count.st: the total cash is" "saying so"
 cp "$tmp/g.st" "$tmp/v1.st"
 verify patch "$tmp/v1.st" 8 '<I' 1
-exits 1 "a version 1 state is refused" wa-opic -q -s "$tmp/v1.st" "$tmp/empty"
+exits 1 "a version 1 state is refused" wa-opic -q -S "$tmp/v1.st" "$tmp/empty"
 like "$(cat "$tmp/stderr")" "v1.st: an OPIC state of version 1.*start a new state" "saying so"
 
 # --- bad input ---------------------------------------------------------------
 printf 'http://a/\thttp://b/\nhttp://a/\n' >"$tmp/onecol.tsv"
-exits 1 "a row with one column is an error" wa-opic -q -s "$tmp/e.st" "$tmp/onecol.tsv"
+exits 1 "a row with one column is an error" wa-opic -q -S "$tmp/e.st" "$tmp/onecol.tsv"
 like "$(cat "$tmp/stderr")" "onecol.tsv:2:" "naming file and line"
 [ ! -e "$tmp/e.st" ]; t_result $? "and no state is written"
-exits 2 "-s is required" wa-opic -q "$tmp/ab.tsv"
-exits 2 "-x needs -f" wa-opic -q -s "$tmp/x.st" -x 0.3 "$tmp/ab.tsv"
+exits 2 "-S is required" wa-opic -q "$tmp/ab.tsv"
+exits 2 "-x needs -f" wa-opic -q -S "$tmp/x.st" -x 0.3 "$tmp/ab.tsv"
 
 # --- convergence to wa-pagerank on a static strongly connected graph ---------
 # A ring through 80 pages plus random links, read 300 times in the same
@@ -266,7 +278,7 @@ with open(sys.argv[1], "w") as f:
             f.write(f"http://s/{i:02}\thttp://s/{d:02}\n")
 X
 for k in $(seq 300); do cat "$tmp/sc.tsv"; done >"$tmp/sc300.tsv"
-ok "OPIC on 300 rounds" wa-opic -q -s "$tmp/sc.st" "$tmp/sc300.tsv"
+ok "OPIC on 300 rounds" wa-opic -q -S "$tmp/sc.st" "$tmp/sc300.tsv"
 cp "$tmp/stdout" "$tmp/sc.out"
 ok "wa-linkmat on the same links" wa-linkmat -q -o "$tmp/sc.g" "$tmp/sc.tsv"
 ok "wa-pagerank" wa-pagerank -q "$tmp/sc.g"
@@ -289,18 +301,18 @@ for name, hub in (("old", 0), ("new", 20)):
 X
 { for k in $(seq 100); do cat "$tmp/old.tsv"; done
   for k in $(seq 100); do cat "$tmp/new.tsv"; done; } >"$tmp/change.tsv"
-ok "plain OPIC on the changing graph" wa-opic -q -s "$tmp/cp.st" "$tmp/change.tsv"
+ok "plain OPIC on the changing graph" wa-opic -q -S "$tmp/cp.st" "$tmp/change.tsv"
 cp "$tmp/stdout" "$tmp/cp.out"
-ok "Interpolation, window 800 reads" wa-opic -q -W 800 -s "$tmp/cw.st" "$tmp/change.tsv"
+ok "Interpolation, window 800 reads" wa-opic -q -W 800 -S "$tmp/cw.st" "$tmp/change.tsv"
 cp "$tmp/stdout" "$tmp/cw.out"
 verify pagerank "$tmp/new.tsv" "$tmp/new.pr"
 vcheck "the window follows the new graph within 5%" l1 "$tmp/cw.out" "$tmp/new.pr" 0.05
 ! verify l1 "$tmp/cp.out" "$tmp/new.pr" 0.2 >/dev/null 2>&1
 t_result $? "plain OPIC is still over 20% away from it"
-ok "Variable Window, 8 measures" wa-opic -q -k 8 -s "$tmp/ck.st" "$tmp/change.tsv"
+ok "Variable Window, 8 measures" wa-opic -q -K 8 -S "$tmp/ck.st" "$tmp/change.tsv"
 cp "$tmp/stdout" "$tmp/ck.out"
 vcheck "8 measures follow the new graph within 5%" l1 "$tmp/ck.out" "$tmp/new.pr" 0.05
-ok "Fixed Window, 800 reads" wa-opic -q -F 800 -s "$tmp/cf.st" "$tmp/change.tsv"
+ok "Fixed Window, 800 reads" wa-opic -q -F 800 -S "$tmp/cf.st" "$tmp/change.tsv"
 cp "$tmp/stdout" "$tmp/cf.out"
 vcheck "the Fixed Window follows the new graph within 5%" l1 "$tmp/cf.out" "$tmp/new.pr" 0.05
 # The paper's Fig. 4-6: Interpolation, storing one number, does at least as
@@ -311,17 +323,17 @@ awk -v a="$iw" -v b="$vk" 'BEGIN { exit !(a <= b) }'
 t_result $? "Interpolation ($iw) at least as close as Variable Window ($vk)"
 
 # --- focus ---------------------------------------------------------------------
-ok "focus on URLs containing /1" wa-opic -q -f /1 -x 0.5 -s "$tmp/f.st" "$tmp/gen.tsv"
+ok "focus on URLs containing /1" wa-opic -q -f /1 -x 0.5 -S "$tmp/f.st" "$tmp/gen.tsv"
 vcheck "total cash still 1" cash "$tmp/f.st"
-ok "greedy list with focus" wa-opic -q -s "$tmp/f.st" --next 100000 "$tmp/empty"
+ok "greedy list with focus" wa-opic -q -S "$tmp/f.st" --next 100000 "$tmp/empty"
 focused=$(awk -F '\t' '$1 ~ /^http:\/\/h[0-9]\/1/ { s += $2 } END { printf "%.6f", s }' "$tmp/stdout")
-ok "greedy list without" wa-opic -q -s "$tmp/g.st" --next 100000 "$tmp/empty"
+ok "greedy list without" wa-opic -q -S "$tmp/g.st" --next 100000 "$tmp/empty"
 plain=$(awk -F '\t' '$1 ~ /^http:\/\/h[0-9]\/1/ { s += $2 } END { printf "%.6f", s }' "$tmp/stdout")
 awk -v a="$focused" -v b="$plain" 'BEGIN { exit !(a > 1.5 * b) }'
 t_result $? "focused URLs hold more of the cash ($plain -> $focused)"
 # The greedy list takes the K first of the whole list by cash.
 head -n 25 "$tmp/stdout" >"$tmp/all25"
-ok "--next 25" wa-opic -q -s "$tmp/g.st" --next 25 "$tmp/empty"
+ok "--next 25" wa-opic -q -S "$tmp/g.st" --next 25 "$tmp/empty"
 same_file "$tmp/stdout" "$tmp/all25" "is the head of the whole greedy list"
 
 # --- the computation alone: src/lib/opic.c on ids (scripts/opic-kernel.c) -----

@@ -21,7 +21,7 @@ struct page_record {
 	uint64_t measures;
 };
 
-const char *const opic_policy_option[] = { "", "-W", "-k", "-F" };
+const char *const opic_policy_option[] = { "", "-W", "-K", "-F" };
 
 /* The options that make a state with these parameters. */
 static char *
@@ -32,7 +32,7 @@ describe(const struct opic_params *p)
 	case OPIC_INTERPOLATION:
 		return wa_asprintf("-c %g -W %.15g%s", p->c, p->window, s);
 	case OPIC_VARIABLE_WINDOW:
-		return wa_asprintf("-c %g -k %llu", p->c, (unsigned long long)p->keep);
+		return wa_asprintf("-c %g -K %llu", p->c, (unsigned long long)p->keep);
 	case OPIC_FIXED_WINDOW:
 		return wa_asprintf("-c %g -F %.15g%s --min-measures %llu", p->c, p->window,
 		    s, (unsigned long long)p->keep);
