@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "linkstream.h"
 #include "opic-run.h"
 
 static void
@@ -58,15 +59,15 @@ use_row(struct opic_run *r, struct row *row, const char *links)
 static void
 read_links(struct opic_run *r, const char *path)
 {
-	struct tsv *t = tsv_open(path, 2, 0, TSV_STRICT);
-	tsv_check_url(t, 0);
-	tsv_check_url(t, 1);
+	struct tsv *t = links_open(path, TSV_STRICT);
 	uint64_t got = 0, used = 0;
 	while (tsv_next(t)) {
 		struct row *row = &r->ring[got % LOOKAHEAD];
 		if (got - used == LOOKAHEAD)
 			use_row(r, row, t->name), used++;
-		const char *src = t->col[0], *dst = t->col[1];
+		struct link_row link;
+		links_row(t, &link);
+		const char *src = link.src, *dst = link.dst;
 		row->line = t->line;
 		row->new_read = !r->last_src || strcmp(src, r->last_src) != 0;
 		if (row->new_read) {
