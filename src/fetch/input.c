@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "fetch.h"
+#include "fetchlist.h"
 #include "msg.h"
 #include "url.h"
 #include "utf8.h"
@@ -53,13 +54,13 @@ static void
 read_urls(struct fetch *f, const char *path, const struct strmap *done,
     struct strmap *seen, struct input_counts *n)
 {
-	struct tsv *t = tsv_open(path, 1, 0, 0);
+	struct tsv *t = fetchlist_open(path);
 	char canon[URL_BUFSIZE];
 	const char *why;
 
 	while (tsv_next(t)) {
-		bool ok = url_canon(t->col[0], canon, &why);
-		char *key = ok ? wa_strdup(canon) : bad_url_name(t->col[0]);
+		bool ok = url_canon(t->col[FETCHLIST_URL], canon, &why);
+		char *key = ok ? wa_strdup(canon) : bad_url_name(t->col[FETCHLIST_URL]);
 		/* Rejected for the report, and still logged as bad-url; a
 		 * list with no URL at all is refused by tsv_close. */
 		if (!ok)

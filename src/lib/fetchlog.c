@@ -39,12 +39,16 @@ void
 fetchlog_write(FILE *fp, const struct fetch_row *r)
 {
 	/* The columns in order; the numeric ones come from number[]. */
-	const char *text[FETCHLOG_COLUMNS] = { r->url, NULL, r->status, r->mime,
-		NULL, r->digest, NULL, r->etag, NULL, r->redirect, r->robots };
-	const int64_t number[FETCHLOG_COLUMNS] = { 0, r->time, 0, 0, r->bytes,
-		0, r->last_modified, 0, r->changed, 0, 0 };
-	static const bool numeric[FETCHLOG_COLUMNS] = { [1] = true, [4] = true,
-		[6] = true, [8] = true };
+	const char *text[FETCHLOG_COLUMNS] = { [FETCHLOG_URL] = r->url,
+		[FETCHLOG_STATUS] = r->status, [FETCHLOG_MIME] = r->mime,
+		[FETCHLOG_DIGEST] = r->digest, [FETCHLOG_ETAG] = r->etag,
+		[FETCHLOG_REDIRECT] = r->redirect, [FETCHLOG_ROBOTS] = r->robots };
+	const int64_t number[FETCHLOG_COLUMNS] = { [FETCHLOG_TIME] = r->time,
+		[FETCHLOG_BYTES] = r->bytes, [FETCHLOG_LAST_MODIFIED] = r->last_modified,
+		[FETCHLOG_CHANGED] = r->changed };
+	static const bool numeric[FETCHLOG_COLUMNS] = { [FETCHLOG_TIME] = true,
+		[FETCHLOG_BYTES] = true, [FETCHLOG_LAST_MODIFIED] = true,
+		[FETCHLOG_CHANGED] = true };
 	for (int i = 0; i < FETCHLOG_COLUMNS; i++) {
 		if (i)
 			putc('\t', fp);
@@ -94,24 +98,25 @@ fetchlog_load_previous(const char *path, struct strmap *map)
 	while (tsv_next(t)) {
 		char **c = t->col;
 		struct fetch_prev p;
-		if (!int_or_none(c[1], &p.time) || !int_or_none(c[4], &p.bytes) ||
-		    !int_or_none(c[6], &p.last_modified)) {
+		if (!int_or_none(c[FETCHLOG_TIME], &p.time) ||
+		    !int_or_none(c[FETCHLOG_BYTES], &p.bytes) ||
+		    !int_or_none(c[FETCHLOG_LAST_MODIFIED], &p.last_modified)) {
 			tsv_die(t, "not a fetch log row (bad number)");
 		}
-		if (strcmp(c[5], "-") != 0 && strncmp(c[5], "sha1:", 5) != 0) {
-			tsv_die(t, "not a fetch log row (bad digest '%.50s')", c[5]);
-		}
-		struct fetch_prev *old = strmap_get(map, c[0]);
+		const char *digest = c[FETCHLOG_DIGEST];
+		if (strcmp(digest, "-") != 0 && strncmp(digest, "sha1:", 5) != 0)
+			tsv_die(t, "not a fetch log row (bad digest '%.50s')", digest);
+		struct fetch_prev *old = strmap_get(map, c[FETCHLOG_URL]);
 		if (old)
 			fetchlog_prev_free(old);
 		struct fetch_prev *np = wa_malloc(sizeof *np);
 		*np = p;
-		np->status = wa_strdup(c[2]);
-		np->mime = text_or_null(c[3]);
-		np->digest = text_or_null(c[5]);
-		np->etag = text_or_null(c[7]);
-		np->redirect = text_or_null(c[9]);
-		strmap_put(map, c[0], np);
+		np->status = wa_strdup(c[FETCHLOG_STATUS]);
+		np->mime = text_or_null(c[FETCHLOG_MIME]);
+		np->digest = text_or_null(digest);
+		np->etag = text_or_null(c[FETCHLOG_ETAG]);
+		np->redirect = text_or_null(c[FETCHLOG_REDIRECT]);
+		strmap_put(map, c[FETCHLOG_URL], np);
 	}
 	tsv_close(t);
 }
@@ -122,8 +127,8 @@ fetchlog_load_done(const char *path, struct strmap *set)
 	static char present;
 	struct tsv *t = tsv_open(path, FETCHLOG_COLUMNS, 0, TSV_STRICT);
 	while (tsv_next(t))
-		if (strcmp(t->col[2], "interrupted") != 0)
-			strmap_put(set, t->col[0], &present);
+		if (strcmp(t->col[FETCHLOG_STATUS], "interrupted") != 0)
+			strmap_put(set, t->col[FETCHLOG_URL], &present);
 	tsv_close(t);
 }
 

@@ -9,7 +9,12 @@
 
 #include "strmap.h"
 
-#define FETCHLOG_COLUMNS 11
+/* The columns, in their order. */
+enum fetchlog_column {
+	FETCHLOG_URL, FETCHLOG_TIME, FETCHLOG_STATUS, FETCHLOG_MIME, FETCHLOG_BYTES,
+	FETCHLOG_DIGEST, FETCHLOG_LAST_MODIFIED, FETCHLOG_ETAG, FETCHLOG_CHANGED,
+	FETCHLOG_REDIRECT, FETCHLOG_ROBOTS, FETCHLOG_COLUMNS
+};
 
 struct fetch_row {
 	const char *url;

@@ -19,12 +19,14 @@ fetch_times_load(struct opic_run *r)
 	size_t rows = 0, cap = 0;
 	strmap_init(&fl->urls);
 	while (tsv_next(t)) {
-		const char *c1 = t->col[1], *status = t->col[2], *redirect = t->col[9];
-		if (strcmp(c1, "-") == 0)
+		const char *time_text = t->col[FETCHLOG_TIME];
+		const char *status = t->col[FETCHLOG_STATUS];
+		const char *redirect = t->col[FETCHLOG_REDIRECT];
+		if (strcmp(time_text, "-") == 0)
 			continue;
 		int64_t v;
-		if (!parse_i64(c1, &v) || v < 0)
-			tsv_die(t, "not a fetch log row: bad time '%.40s'", c1);
+		if (!parse_i64(time_text, &v) || v < 0)
+			tsv_die(t, "not a fetch log row: bad time '%.40s'", time_text);
 		bool followed = strcmp(redirect, "-") != 0 && status[0] != '3';
 		for (int k = 0; k < 1 + followed; k++) {
 			if (rows == cap) {
@@ -33,7 +35,7 @@ fetch_times_load(struct opic_run *r)
 				time = wa_reallocarray(time, cap, sizeof *time);
 			}
 			bool added;
-			size_t i = strmap_add(&fl->urls, k ? redirect : t->col[0], &added);
+			size_t i = strmap_add(&fl->urls, k ? redirect : t->col[FETCHLOG_URL], &added);
 			if (added && i == OPIC_MAX_PAGES)
 				wa_die("more than %zu URLs", (size_t)OPIC_MAX_PAGES);
 			id[rows] = (uint32_t)i;

@@ -1,10 +1,10 @@
 /* The fetch list: the candidates of each reason in a bounded heap, then
  * written best first with the sites interleaved. */
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "fetchlist.h"
 #include "heap.h"
 #include "schedule.h"
 #include "url.h"
@@ -146,12 +146,9 @@ write_list(struct schedule *s)
 	struct row *rows = gather_rows(s->heaps, &n);
 	interleave_sites(rows, n);
 	for (size_t i = 0; i < n; i++) {
-		printf("%s\t%s\t%" PRIu64 "\t", rows[i].url, rows[i].reason == R_REFRESH_EARLY &&
-		    rows[i].due < 0 ? "reread" : reason_name[rows[i].reason], rows[i].priority);
-		if (rows[i].due < 0)
-			fputs("-\n", stdout);
-		else
-			printf("%" PRId64 "\n", rows[i].due);
+		fetchlist_write(stdout, rows[i].url, rows[i].reason == R_REFRESH_EARLY &&
+		    rows[i].due < 0 ? "reread" : reason_name[rows[i].reason], rows[i].priority,
+		    rows[i].due);
 		free(rows[i].url);
 		free(rows[i].site);
 	}
