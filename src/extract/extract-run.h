@@ -55,10 +55,6 @@ void run_record(struct extract_run *run, const char *file, const struct warc_rec
 
 /* Reads the records of the WARC files named, or stdin if none (input.c). */
 void run_read_inputs(struct extract_run *run, int npaths, char **paths);
-/* A warcinfo record, when --robots-agent names no agent: the robots
- * directives of the records of its file are obeyed for the agent it names
- * (none if it names none). */
-void run_warcinfo(struct extract_run *run, const struct warc_record *rec);
 
 /* Flushes the links; commits the pages file if it is the whole of its
  * inputs or -k asks for what could be read, else leaves the old one

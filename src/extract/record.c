@@ -4,12 +4,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include <openssl/evp.h>
 
 #include "extract-run.h"
 #include "httpresp.h"
 #include "linkstream.h"
+#include "robots.h"
 #include "url.h"
 #include "wa.h"
 
@@ -249,6 +251,55 @@ target_url(const struct warc_record *rec, char url[URL_BUFSIZE])
 	return url_canon(uri, url, &why);
 }
 
+/* The value of the field name in a warcinfo block (application/
+ * warc-fields: "name: value" lines), into out; false if absent or too
+ * long. */
+static bool
+info_field(const struct warc_record *rec, const char *name, char *out,
+    size_t size)
+{
+	const char *p = (const char *)rec->block, *end = p + rec->block_len;
+	size_t n = strlen(name);
+	while (p < end) {
+		const char *eol = memchr(p, '\n', (size_t)(end - p));
+		const char *e = eol ? eol : end;
+		if ((size_t)(e - p) > n && p[n] == ':' && strncasecmp(p, name, n) == 0) {
+			const char *v = p + n + 1;
+			while (v < e && (*v == ' ' || *v == '\t'))
+				v++;
+			while (e > v && (e[-1] == '\r' || e[-1] == ' ' || e[-1] == '\t'))
+				e--;
+			if ((size_t)(e - v) >= size)
+				return false;
+			memcpy(out, v, (size_t)(e - v));
+			out[e - v] = '\0';
+			return true;
+		}
+		p = e + 1;
+	}
+	return false;
+}
+
+/* A warcinfo record, when --robots-agent names no agent: the robots
+ * directives of the records of its file are obeyed for the agent it names
+ * (none if it names none): the token wa-fetch obeyed, else that of the
+ * User-Agent another crawler names. */
+static void
+warcinfo(struct extract_run *run, const struct warc_record *rec)
+{
+	char ua[512];
+	char *token = NULL;
+	if (info_field(rec, "wa-fetch-robots-agent", ua, sizeof ua) &&
+	    robots_token_valid(ua))
+		token = wa_strdup(ua);
+	else if (info_field(rec, "http-header-user-agent", ua, sizeof ua))
+		token = robots_agent_token(ua);
+	snprintf(run->info_agent, sizeof run->info_agent, "%s",
+	    token && strlen(token) < sizeof run->info_agent ? token : "");
+	free(token);
+	extract_obey_robots_tags(run->ex, run->info_agent);
+}
+
 /* A record other than a response or a resource, counted by its type. */
 static void
 skip(struct extract_run *run, const char *type)
@@ -268,7 +319,7 @@ run_record(struct extract_run *run, const char *file, const struct warc_record *
 	run->nrecords++;
 	if (type && strcmp(type, "warcinfo") == 0 && run->robots_tags &&
 	    !run->robots_agent)
-		run_warcinfo(run, rec);
+		warcinfo(run, rec);
 	if (!is_response && !(type && strcmp(type, "resource") == 0)) {
 		skip(run, type);
 		return;

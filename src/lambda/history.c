@@ -8,19 +8,13 @@
 #define SECONDS_PER_DAY 86400.0
 
 static void
-finish_page(struct lambda *l)
+finish_page(struct lambda *l, history_fn *each)
 {
 	struct page *page = &l->page;
 
 	if (page->obs == 0)
 		return;
-	if (l->fitting)
-		prior_add(l->fitting, page);
-	else {
-		struct estimate e = { 0, 0, 0, NULL, 0, 0, 0 };
-		estimate_rate(l, page, &e);
-		write_rate(l, page->url, &e);
-	}
+	each(l, page);
 	page->obs = 0;
 	progress_set(&l->pg, ++l->pages_done);
 }
@@ -81,7 +75,7 @@ add_interval(struct page *page, int64_t t, char changed, int64_t d)
 }
 
 static void
-read_history(struct lambda *l, const char *path)
+read_history(struct lambda *l, const char *path, history_fn *each)
 {
 	struct page *page = &l->page;
 	struct tsv *t = tsv_open(path, 4, 0, 0);
@@ -110,7 +104,7 @@ read_history(struct lambda *l, const char *path)
 			tsv_die(t, "not sorted by URL: %.200s after %.200s",
 			    t->col[0], page->url);
 		if (cmp > 0) {
-			finish_page(l);
+			finish_page(l, each);
 			start_page(page, t->col[0], time, lastmod);
 			continue;
 		}
@@ -127,13 +121,13 @@ read_history(struct lambda *l, const char *path)
 }
 
 void
-read_all(struct lambda *l)
+read_all(struct lambda *l, history_fn *each)
 {
 	if (l->nfiles == 0)
-		read_history(l, NULL);
+		read_history(l, NULL, each);
 	for (int i = 0; i < l->nfiles; i++)
-		read_history(l, l->files[i]);
-	finish_page(l);
+		read_history(l, l->files[i], each);
+	finish_page(l, each);
 }
 
 void

@@ -60,7 +60,7 @@ struct lambda {
 	int nfiles;
 
 	struct page page;	/* the URL being read */
-	struct prior_fit *fitting;	/* non-NULL during the first pass */
+	struct prior_fit *fitting;	/* the fit of the first pass */
 	struct progress pg;
 	uint64_t pages_done;
 
@@ -75,10 +75,12 @@ struct lambda {
 };
 
 /* history.c */
+/* What a pass over the history does with each URL that has an observation. */
+typedef void history_fn(struct lambda *l, struct page *p);
 /* Reads the HISTORY files (stdin when none) as one stream sorted by URL,
- * then time, and hands every URL to prior_add during the first pass, to
- * write_rate after it; dies on a stream out of order. */
-void read_all(struct lambda *l);
+ * then time, and hands every URL with its statistics to each; dies on a
+ * stream out of order. */
+void read_all(struct lambda *l, history_fn *each);
 /* Frees the URL being read. */
 void history_free(struct lambda *l);
 
@@ -88,8 +90,6 @@ void history_free(struct lambda *l);
  * twice); notes the prior fitted, or that the default stays when the
  * history has no change. */
 void fit_prior(struct lambda *l);
-/* Adds a URL's crude rate to the fit. */
-void prior_add(struct prior_fit *fit, const struct page *p);
 
 /* rate.c */
 /* Whether the URL's rate comes from its Last-Modified dates. */
@@ -104,9 +104,6 @@ void output_open(struct lambda *l);
 /* The pass that writes: the row of every URL of the history, and those of
  * the overrides without history in their place. */
 void write_all(struct lambda *l);
-/* Writes e as url's row, with its override if there is one; first, the
- * overrides of the URLs before url that have no history. */
-void write_rate(struct lambda *l, const char *url, struct estimate *e);
 /* Closes -O and commits the output (stdout: flushes it, dying if that
  * fails). */
 void output_close(struct lambda *l);

@@ -77,18 +77,22 @@ apply_overrides(struct lambda *l, const char *url, struct estimate *e)
 	}
 }
 
-void
-write_rate(struct lambda *l, const char *url, struct estimate *e)
+/* The row of a URL of the history, with its override if there is one;
+ * first, the overrides of the URLs before it that have no history. */
+static void
+write_rate(struct lambda *l, struct page *page)
 {
-	apply_overrides(l, url, e);
-	print_row(l->out, url, e);
+	struct estimate e = { 0, 0, 0, NULL, 0, 0, 0 };
+	estimate_rate(l, page, &e);
+	apply_overrides(l, page->url, &e);
+	print_row(l->out, page->url, &e);
 }
 
 void
 write_all(struct lambda *l)
 {
 	progress_start(&l->pg, "URLs", 0);
-	read_all(l);
+	read_all(l, write_rate);
 	apply_overrides(l, NULL, NULL);
 	progress_end(&l->pg);
 }

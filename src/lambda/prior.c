@@ -9,9 +9,11 @@
 #define FIT_SHAPE_MIN 0.05
 #define FIT_SHAPE_MAX 100.0
 
-void
-prior_add(struct prior_fit *fit, const struct page *p)
+/* Adds a URL's crude rate to the fit of the first pass. */
+static void
+prior_add(struct lambda *l, struct page *p)
 {
+	struct prior_fit *fit = l->fitting;
 	double x, e;
 
 	if (uses_lastmod(p)) {
@@ -58,7 +60,7 @@ fit_prior(struct lambda *l)
 		return;
 	l->fitting = &fit;
 	progress_start(&l->pg, "URLs (prior)", 0);
-	read_all(l);
+	read_all(l, prior_add);
 	progress_end(&l->pg);
 	l->fitting = NULL;
 	l->pages_done = 0;
