@@ -4,14 +4,15 @@
  * the extraction is in extract.h, HTTP in httpresp.h, WARC in warc.h. */
 #include <getopt.h>
 #include <stdio.h>
+#include <unistd.h>
 
 #include "extract/extract-run.h"
 #include "robots.h"
 #include "wa.h"
 
 static const char usage[] =
-    "usage: wa-extract [-kqv] [-p PAGES] [--max-size SIZE] [--robots-agent TOKEN]\n"
-    "                  [--ignore-robots-tags] [WARC...]\n"
+    "usage: wa-extract [-kqv] [-j N] [-p PAGES] [--max-size SIZE]\n"
+    "                  [--robots-agent TOKEN] [--ignore-robots-tags] [WARC...]\n"
     "Reads the response and resource records of the WARC files (or stdin,\n"
     "gzip or plain) and writes the links of their HTML and XML pages on\n"
     "stdout: src, dst, how (see wa-formats(5), \"Links\").\n"
@@ -20,6 +21,7 @@ static const char usage[] =
     "  -k               keep going past records that cannot be read: -p\n"
     "                   holds the others, exit 0 (default: -p is not\n"
     "                   written, exit 1)\n"
+    "  -j, --jobs N     parse on N threads (default: the processors, at most 8)\n"
     "  --max-size SIZE  largest decoded body parsed (default 64M); a larger\n"
     "                   one is a page of type error\n"
     "  --robots-agent TOKEN  our robots product token, for the meta robots and\n"
@@ -42,14 +44,18 @@ static void
 parse_options(struct extract_run *run, int argc, char **argv)
 {
 	static const struct option longopts[] = {
+		{ "jobs", required_argument, NULL, 'j' },
 		{ "max-size", required_argument, NULL, OPT_MAX_SIZE },
 		{ "robots-agent", required_argument, NULL, OPT_ROBOTS_AGENT },
 		{ "ignore-robots-tags", no_argument, NULL, OPT_IGNORE_ROBOTS_TAGS },
 		WA_COMMON_LONGOPTS
 	};
 	int c;
-	while ((c = getopt_long(argc, argv, "hkp:qv", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "hj:kp:qv", longopts, NULL)) != -1) {
 		switch (c) {
+		case 'j':
+			run->nthreads = (unsigned)opt_count("-j", optarg, 1, 256);
+			break;
 		case 'k':
 			run->salvage = true;
 			break;
@@ -74,6 +80,10 @@ parse_options(struct extract_run *run, int argc, char **argv)
 			wa_common_option(c);
 		}
 	}
+	if (run->nthreads == 0) {
+		long n = sysconf(_SC_NPROCESSORS_ONLN);
+		run->nthreads = n < 1 ? 1 : n > 8 ? 8 : (unsigned)n;
+	}
 }
 
 /* Opens the pages file and the links' stream, and the extraction. */
@@ -86,9 +96,7 @@ start(struct extract_run *run)
 		run->pages = run->pages_file->fp;
 	}
 	setvbuf(stdout, outbuf, _IOFBF, sizeof outbuf);
-	run->ex = extract_new(run_put_link, run);
-	if (run->robots_tags)
-		extract_obey_robots_tags(run->ex, run->robots_agent);
+	record_parser_init(&run->parser, run_put_link, run);
 }
 
 int

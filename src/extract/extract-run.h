@@ -1,8 +1,9 @@
 /* The parts of wa-extract, sharing one run (struct extract_run): the WARC
  * files and their warcinfo records (input.c), a response or resource
- * record to its links and its page row (record.c), and the summary and
- * the exit status (summary.c).  src/wa-extract.c reads the options and
- * drives the phases.  The streams written are those of linkstream.h. */
+ * record to its links and its page row (record.c), the records parsed on
+ * several threads (jobs.c), and the summary and the exit status
+ * (summary.c).  src/wa-extract.c reads the options and drives the phases.
+ * The streams written are those of linkstream.h. */
 #ifndef WA_EXTRACT_RUN_H
 #define WA_EXTRACT_RUN_H
 
@@ -14,6 +15,7 @@
 #include "atomic.h"
 #include "extract.h"
 #include "progress.h"
+#include "url.h"
 #include "warc.h"
 
 /* Errors shown one by one before only counting them (without -v). */
@@ -23,9 +25,29 @@
 #define NSKIPPED 7
 extern const char *const skipped_types[NSKIPPED];
 
+/* Parses records, on one thread at a time. */
+struct record_parser {
+	struct extract *ex;
+	char *agent;		/* the robots agent ex obeys, NULL before the first */
+	unsigned char *decoded;	/* bodies decoded, reused from record to record */
+	size_t decoded_cap;
+};
+
+/* What the parse of a record gave, counted and reported in the order of
+ * the records (run_count_record). */
+struct record_outcome {
+	enum { RECORD_SKIPPED, RECORD_NOT_HTTP, RECORD_PAGE } kind;
+	size_t skipped;		/* RECORD_SKIPPED: the index in skipped_types */
+	bool parse_error;	/* a page error to report: info.error says why */
+	char url[URL_BUFSIZE];
+	struct extract_info info;
+	char digest[WARC_DIGEST_SIZE];	/* computed, "" if not */
+};
+
 /* The options, the outputs and the counts of a run. */
 struct extract_run {
 	uint64_t max_size;
+	unsigned nthreads;	/* -j */
 	const char *pages_path;	/* -p */
 	bool salvage;		/* -k */
 	bool robots_tags;	/* not --ignore-robots-tags */
@@ -36,9 +58,7 @@ struct extract_run {
 	struct atomic_file *pages_file;
 	FILE *pages;		/* its stream, or NULL */
 	struct progress pg;
-	struct extract *ex;
-	unsigned char *decoded;	/* bodies decoded, reused from record to record */
-	size_t decoded_cap;
+	struct record_parser parser;	/* of -j 1 */
 
 	uint64_t nrecords, nlinks, ntype[PAGE_TYPES], nnofollow;
 	uint64_t nrefused, nrefused_pages;
@@ -50,11 +70,43 @@ struct extract_run {
 /* The extraction's callback (extract_new, arg the run): a row of the
  * links stream on stdout. */
 void run_put_link(void *arg, const char *src, const char *dst, const char *how);
-/* A record of the WARC file (NULL: stdin): its links, its page row. */
+
+/* An extractor giving its links to fn(arg, ...). */
+void record_parser_init(struct record_parser *p, extract_link_fn *fn, void *arg);
+void record_parser_free(struct record_parser *p);
+/* The robots agent the records are read for, as the records read so far
+ * left it: --robots-agent, else the file's warcinfo record's, "" if none. */
+const char *run_agent(const struct extract_run *run);
+/* The part of a record that depends on the records before it, done in
+ * their order before its parse: a warcinfo record sets the agent. */
+void run_follow_record(struct extract_run *run, const struct warc_record *rec);
+/* Parses a record for the agent given (run_agent when it was read):
+ * its links go to the parser's callback, the rest into out.  Reads the
+ * run's options only, so that the parsers of several threads may run at
+ * once. */
+void record_parse(struct record_parser *p, const struct extract_run *run,
+    const char *agent, const struct warc_record *rec, struct record_outcome *out);
+/* Counts a record parsed, reports its errors and writes its page row, in
+ * the order of the records.  file is its WARC file, NULL for stdin. */
+void run_count_record(struct extract_run *run, const char *file,
+    const struct warc_record *rec, const struct record_outcome *out);
+/* A record on this thread: its links, its page row (-j 1). */
 void run_record(struct extract_run *run, const char *file, const struct warc_record *rec);
 
 /* Reads the records of the WARC files named, or stdin if none (input.c). */
 void run_read_inputs(struct extract_run *run, int npaths, char **paths);
+
+/* The records of a WARC file parsed on run->nthreads threads, the links,
+ * the page rows and the messages written in the order of the records, as
+ * run_record writes them (jobs.c).  Up to 2 * nthreads + 2 records are
+ * held at once, each with its decoded body. */
+struct record_jobs;
+struct record_jobs *record_jobs_start(struct extract_run *run);
+/* Reads the records of r (file NULL: stdin). */
+void record_jobs_read(struct record_jobs *jobs, struct warc_reader *r, const char *file);
+/* Writes what every record read gave. */
+void record_jobs_drain(struct record_jobs *jobs);
+void record_jobs_stop(struct record_jobs *jobs);
 
 /* Flushes the links; commits the pages file if it is the whole of its
  * inputs or -k asks for what could be read, else leaves the old one

@@ -59,16 +59,14 @@ sha1_digest(const unsigned char *data, size_t len, char out[WARC_DIGEST_SIZE])
 	warc_digest_format(md, out);
 }
 
+/* A page that could not be parsed, for why (NULL: info->error says). */
 static void
-page_error(struct extract_run *run, const char *file, const struct warc_record *rec,
-    const char *url, struct extract_info *info, const char *why)
+page_error(struct record_outcome *out, const char *why)
 {
-	info->type = PAGE_ERROR;
+	out->info.type = PAGE_ERROR;
 	if (why)
-		snprintf(info->error, sizeof info->error, "%s", why);
-	if (run->ntype[PAGE_ERROR] < ERRORS_SHOWN || wa_verbose)
-		wa_warn("%s: offset %llu: %s: %s", file ? file : "stdin",
-		    (unsigned long long)rec->offset, url, info->error);
+		snprintf(out->info.error, sizeof out->info.error, "%s", why);
+	out->parse_error = true;
 }
 
 /* The record's WARC-Payload-Digest if it is one, "algorithm:value"
@@ -107,16 +105,15 @@ x_robots_tag(void *arg, const char *value, size_t len)
 
 /* The HTTP message of a response record into r, or one made for a
  * resource record: status 200, the record's Content-Type, its block as
- * the body.  False if the response cannot be parsed (reported). */
+ * the body.  False if the response cannot be parsed (page_error). */
 static bool
-http_message(struct extract_run *run, const char *file, const struct warc_record *rec,
-    const char *url, bool is_response, struct extract_info *info,
-    struct http_response *r)
+http_message(const struct warc_record *rec, bool is_response,
+    struct record_outcome *out, struct http_response *r)
 {
 	const char *why;
 	if (is_response) {
 		if (!http_parse_response(rec->block, rec->block_len, r, &why)) {
-			page_error(run, file, rec, url, info, why);
+			page_error(out, why);
 			return false;
 		}
 		return true;
@@ -136,7 +133,7 @@ http_message(struct extract_run *run, const char *file, const struct warc_record
  * are no documents (the links of their bodies are not the site's); a
  * redirect's Location is a link. */
 static bool
-status_outcome(struct extract_run *run, const struct http_response *r,
+status_outcome(struct extract *ex, const struct http_response *r,
     bool is_response, struct extract_info *info)
 {
 	if (page_status_dead(r->status)) {
@@ -149,7 +146,7 @@ status_outcome(struct extract_run *run, const struct http_response *r,
 		return false;
 	}
 	if (r->status >= 300 && r->status < 400 && *r->location)
-		extract_link(run->ex, r->location, "redirect");
+		extract_link(ex, r->location, "redirect");
 	else if (is_response && r->status >= 300 && r->status < 400 &&
 	    r->location_too_long) {
 		/* Refused like any other link too long, not lost without a word. */
@@ -162,71 +159,70 @@ status_outcome(struct extract_run *run, const struct http_response *r,
 }
 
 /* The body of r decoded (Content-Encoding, chunked) into *body and *len;
- * false if it cannot be or is larger than --max-size (reported). */
+ * false if it cannot be or is larger than --max-size (page_error). */
 static bool
-decoded_body(struct extract_run *run, const char *file, const struct warc_record *rec,
-    const char *url, struct http_response *r, struct extract_info *info,
+decoded_body(struct record_parser *p, uint64_t max_size, const struct warc_record *rec,
+    struct http_response *r, struct record_outcome *out,
     const unsigned char **body, size_t *len)
 {
 	const char *why;
 	*body = r->body;
 	*len = r->body_len;
 	if (rec->block_len < rec->length) {
-		page_error(run, file, rec, url, info, "body larger than --max-size");
+		page_error(out, "body larger than --max-size");
 		return false;
 	}
 	if (*r->content_encoding || r->chunked) {
-		if (!http_decode_body(r, run->max_size, &run->decoded,
-		    &run->decoded_cap, len, &why)) {
-			page_error(run, file, rec, url, info, why);
+		if (!http_decode_body(r, max_size, &p->decoded, &p->decoded_cap, len, &why)) {
+			page_error(out, why);
 			return false;
 		}
-		*body = run->decoded;
-	} else if (*len > run->max_size) {
-		page_error(run, file, rec, url, info, "body larger than --max-size");
+		*body = p->decoded;
+	} else if (*len > max_size) {
+		page_error(out, "body larger than --max-size");
 		return false;
 	}
 	return true;
 }
 
 /* The page of a response record's HTTP message, or of a resource; the
- * payload's digest is computed into digest if the record has none and
+ * payload's digest is computed into out->digest if the record has none and
  * the pages stream is written. */
 static void
-page(struct extract_run *run, const char *file, const struct warc_record *rec,
-    const char *url, bool is_response, struct extract_info *info,
-    char digest[WARC_DIGEST_SIZE])
+page(struct record_parser *p, const struct extract_run *run,
+    const struct warc_record *rec, bool is_response, struct record_outcome *out)
 {
 	struct http_response r;
-	if (!http_message(run, file, rec, url, is_response, info, &r))
+	struct extract_info *info = &out->info;
+	if (!http_message(rec, is_response, out, &r))
 		return;
 	/* The digest of the payload as the fetch log has it, when the writer
 	 * left the record's out (and kept the whole payload here). */
 	bool cut = rec->block_len < rec->length;
 	if (run->pages && !payload_digest(rec) && !cut)
-		sha1_digest(r.body, r.body_len, digest);
+		sha1_digest(r.body, r.body_len, out->digest);
 
 	if (is_response && run->robots_tags)
-		http_each_field(rec->block, &r, "X-Robots-Tag", x_robots_tag, run->ex);
-	if (!status_outcome(run, &r, is_response, info))
+		http_each_field(rec->block, &r, "X-Robots-Tag", x_robots_tag, p->ex);
+	if (!status_outcome(p->ex, &r, is_response, info))
 		return;
 	bool robots = is_response && r.status >= 200 && r.status < 300 &&
-	    strcmp(url_path(url), "/robots.txt") == 0;
-	enum page_type type = extract_type_of(r.media_type, url, NULL, 0);
+	    strcmp(url_path(out->url), "/robots.txt") == 0;
+	enum page_type type = extract_type_of(r.media_type, out->url, NULL, 0);
 	if (!robots && type == PAGE_OTHER && !extract_media_generic(r.media_type))
 		return;
 	const unsigned char *body;
 	size_t len;
-	if (!decoded_body(run, file, rec, url, &r, info, &body, &len))
+	if (!decoded_body(p, run->max_size, rec, &r, out, &body, &len))
 		return;
 	if (robots) {
-		extract_robots(run->ex, body, len);
+		extract_robots(p->ex, body, len);
 		return;
 	}
-	type = extract_type_of(r.media_type, url, body, len);
-	extract_document(run->ex, type, *r.charset ? r.charset : NULL, body, len);
+	type = extract_type_of(r.media_type, out->url, body, len);
+	extract_document(p->ex, type, *r.charset ? r.charset : NULL, body, len);
 	if (info->type == PAGE_ERROR)
-		page_error(run, file, rec, url, info, NULL);
+		page_error(out, NULL);
 }
 
 /* The canonical URL of a record's WARC-Target-URI into url; false if it
@@ -297,57 +293,126 @@ warcinfo(struct extract_run *run, const struct warc_record *rec)
 	snprintf(run->info_agent, sizeof run->info_agent, "%s",
 	    token && strlen(token) < sizeof run->info_agent ? token : "");
 	free(token);
-	extract_obey_robots_tags(run->ex, run->info_agent);
 }
 
-/* A record other than a response or a resource, counted by its type. */
+const char *
+run_agent(const struct extract_run *run)
+{
+	return run->robots_agent ? run->robots_agent : run->info_agent;
+}
+
+void
+run_follow_record(struct extract_run *run, const struct warc_record *rec)
+{
+	const char *type = warc_field(rec, "WARC-Type");
+	if (type && strcmp(type, "warcinfo") == 0 && run->robots_tags &&
+	    !run->robots_agent)
+		warcinfo(run, rec);
+}
+
+void
+record_parser_init(struct record_parser *p, extract_link_fn *fn, void *arg)
+{
+	*p = (struct record_parser){ .ex = extract_new(fn, arg) };
+}
+
+void
+record_parser_free(struct record_parser *p)
+{
+	extract_free(p->ex);
+	free(p->agent);
+	free(p->decoded);
+}
+
+/* The extractor obeys the robots directives for agent ("": none). */
 static void
-skip(struct extract_run *run, const char *type)
+obey_agent(struct record_parser *p, const char *agent)
+{
+	if (p->agent && strcmp(p->agent, agent) == 0)
+		return;
+	free(p->agent);
+	p->agent = wa_strdup(agent);
+	extract_obey_robots_tags(p->ex, agent);
+}
+
+/* The index in skipped_types of a record's type, the last for any other. */
+static size_t
+skipped_index(const char *type)
 {
 	size_t i;
 	for (i = 0; i < NSKIPPED - 1; i++)
 		if (type && strcmp(type, skipped_types[i]) == 0)
 			break;
-	run->nskipped[i]++;
+	return i;
+}
+
+void
+record_parse(struct record_parser *p, const struct extract_run *run,
+    const char *agent, const struct warc_record *rec, struct record_outcome *out)
+{
+	const char *type = warc_field(rec, "WARC-Type");
+	bool is_response = type && strcmp(type, "response") == 0;
+	out->parse_error = false;
+	if (!is_response && !(type && strcmp(type, "resource") == 0)) {
+		out->kind = RECORD_SKIPPED;
+		out->skipped = skipped_index(type);
+		return;
+	}
+	if (!target_url(rec, out->url)) {
+		out->kind = RECORD_NOT_HTTP;
+		return;
+	}
+	out->kind = RECORD_PAGE;
+	*out->digest = '\0';
+	if (run->robots_tags)
+		obey_agent(p, agent);
+	extract_begin(p->ex, out->url, &out->info);
+	page(p, run, rec, is_response, out);
+	/* A noindex document is still parsed for its links: it stays in
+	 * the graph and passes importance on, but is no XML target and is
+	 * weighed as an HTML page. */
+	if (out->info.noindex && (out->info.type == PAGE_HTML ||
+	    page_type_xml(out->info.type)))
+		out->info.type = PAGE_NOINDEX;
+}
+
+void
+run_count_record(struct extract_run *run, const char *file,
+    const struct warc_record *rec, const struct record_outcome *out)
+{
+	const struct extract_info *info = &out->info;
+	run->nrecords++;
+	if (out->kind == RECORD_SKIPPED) {
+		run->nskipped[out->skipped]++;
+		return;
+	}
+	if (out->kind == RECORD_NOT_HTTP) {
+		run->nskipped_not_http++;
+		return;
+	}
+	if (out->parse_error && (run->ntype[PAGE_ERROR] < ERRORS_SHOWN || wa_verbose))
+		wa_warn("%s: offset %llu: %s: %s", file ? file : "stdin",
+		    (unsigned long long)rec->offset, out->url, info->error);
+	if (info->refused) {
+		/* Links of the web's schemes that no URL can be made of (too
+		 * long, a bad host): lost, so told. */
+		if (run->nrefused_pages++ < ERRORS_SHOWN || wa_verbose)
+			wa_warn("%s: offset %llu: %s: %zu links refused, the first: %s",
+			    file ? file : "stdin", (unsigned long long)rec->offset, out->url,
+			    info->refused, info->refused_first);
+		run->nrefused += info->refused;
+	}
+	run->nnofollow += info->nofollowed;
+	const char *field = payload_digest(rec);
+	put_page(run, out->url, info, warc_field(rec, "WARC-Date"),
+	    field ? field : out->digest);
 }
 
 void
 run_record(struct extract_run *run, const char *file, const struct warc_record *rec)
 {
-	const char *type = warc_field(rec, "WARC-Type");
-	bool is_response = type && strcmp(type, "response") == 0;
-	run->nrecords++;
-	if (type && strcmp(type, "warcinfo") == 0 && run->robots_tags &&
-	    !run->robots_agent)
-		warcinfo(run, rec);
-	if (!is_response && !(type && strcmp(type, "resource") == 0)) {
-		skip(run, type);
-		return;
-	}
-	char url[URL_BUFSIZE];
-	if (!target_url(rec, url)) {
-		run->nskipped_not_http++;
-		return;
-	}
-	struct extract_info info;
-	char digest[WARC_DIGEST_SIZE] = "";
-	extract_begin(run->ex, url, &info);
-	page(run, file, rec, url, is_response, &info, digest);
-	if (info.refused) {
-		/* Links of the web's schemes that no URL can be made of (too
-		 * long, a bad host): lost, so told. */
-		if (run->nrefused_pages++ < ERRORS_SHOWN || wa_verbose)
-			wa_warn("%s: offset %llu: %s: %zu links refused, the first: %s",
-			    file ? file : "stdin", (unsigned long long)rec->offset, url,
-			    info.refused, info.refused_first);
-		run->nrefused += info.refused;
-	}
-	/* A noindex document is still parsed for its links: it stays in
-	 * the graph and passes importance on, but is no XML target and is
-	 * weighed as an HTML page. */
-	if (info.noindex && (info.type == PAGE_HTML || page_type_xml(info.type)))
-		info.type = PAGE_NOINDEX;
-	run->nnofollow += info.nofollowed;
-	const char *field = payload_digest(rec);
-	put_page(run, url, &info, warc_field(rec, "WARC-Date"), field ? field : digest);
+	struct record_outcome out;
+	run_follow_record(run, rec);
+	record_parse(&run->parser, run, run_agent(run), rec, &out);
+	run_count_record(run, file, rec, &out);
 }

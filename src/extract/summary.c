@@ -75,8 +75,7 @@ run_summarize(const struct extract_run *run)
 void
 run_free(struct extract_run *run)
 {
-	extract_free(run->ex);
-	free(run->decoded);
+	record_parser_free(&run->parser);
 	url_cleanup();
 }
 

@@ -17,9 +17,23 @@
 #include "strmap.h"
 #include "url.h"
 
+/* External entities and DTDs are never read. */
+static xmlParserInputPtr
+no_entity_loader(const char *url, const char *id, xmlParserCtxtPtr ctxt)
+{
+	(void)url;
+	(void)id;
+	(void)ctxt;
+	return NULL;
+}
+
 struct extract *
 extract_new(extract_link_fn *fn, void *arg)
 {
+	/* libxml2's initialisation and its entity loader belong to the
+	 * process: set before any thread parses, not by each at once. */
+	xmlInitParser();
+	xmlSetExternalEntityLoader(no_entity_loader);
 	struct extract *ex = wa_calloc(1, sizeof *ex);
 	ex->fn = fn;
 	ex->arg = arg;
@@ -280,16 +294,6 @@ ex_stop_parse(struct extract *ex, xmlParserCtxtPtr ctxt, const char *why)
 	xmlStopParser(ctxt);
 }
 
-/* External entities and DTDs are never read. */
-static xmlParserInputPtr
-no_entity_loader(const char *url, const char *id, xmlParserCtxtPtr ctxt)
-{
-	(void)url;
-	(void)id;
-	(void)ctxt;
-	return NULL;
-}
-
 static void
 silent(void *ctx, const char *msg, ...)
 {
@@ -430,7 +434,6 @@ extract_document(struct extract *ex, enum page_type type,
 		return;
 	xmlSetGenericErrorFunc(NULL, silent);
 	xmlSetStructuredErrorFunc(NULL, NULL);
-	xmlSetExternalEntityLoader(no_entity_loader);
 	const char *charset = charset_of(http_charset, &body, &len);
 	if (type == PAGE_HTML && len <= INT32_MAX)
 		body = ex_prepare_html(ex, charset, body, &len);

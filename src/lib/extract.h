@@ -15,7 +15,9 @@
  * "+xml" appended when the target is an XML suspect.
  *
  * Use: extract_new once; per page extract_begin, then extract_document
- * (or extract_redirect, extract_robots), then read the info. */
+ * (or extract_redirect, extract_robots), then read the info.  Extractors
+ * of different threads may parse at once, once the first extract_new has
+ * returned (it sets up libxml2 for the process). */
 #ifndef WA_EXTRACT_H
 #define WA_EXTRACT_H
 
