@@ -153,6 +153,7 @@ same_for_jobs "a file that cannot be opened" -v -p "$p" "$tmp/cut.warc" \
 same_for_jobs "fuzz WARCs" -v -k -p "$p" "$tmp"/fuzz-*
 input=$tmp/big.warc.gz
 same_for_jobs "stdin" -v -p "$p"
+same_for_jobs "- and files" -v -k -p "$p" "$tmp/cut.warc" - "$tmp/big.warc"
 
 # The agent of the warcinfo records counts: reading for another gives
 # other links.
