@@ -25,8 +25,11 @@
  * and pass, the arguments it hands on first (to before too), each in
  * parentheses. */
 #define HEAP_UNWRAP_(...) __VA_ARGS__
+/* A heap may leave some of its four functions unused (clang warns of an
+ * unused static function that a macro defines in a .c file). */
+#define HEAP_FUNCTION_ static inline __attribute__((unused))
 #define HEAP_BODY_(name, type, param, pass, before)				\
-static inline void								\
+HEAP_FUNCTION_ void								\
 name##_sift_up(HEAP_UNWRAP_ param type *h, size_t i)				\
 {										\
 	type x = h[i];								\
@@ -36,7 +39,7 @@ name##_sift_up(HEAP_UNWRAP_ param type *h, size_t i)				\
 	h[i] = x;								\
 }										\
 										\
-static inline void								\
+HEAP_FUNCTION_ void								\
 name##_sift_down(HEAP_UNWRAP_ param type *h, size_t n, size_t i)		\
 {										\
 	type x = h[i];								\
@@ -57,14 +60,14 @@ name##_sift_down(HEAP_UNWRAP_ param type *h, size_t n, size_t i)		\
 	h[i] = x;								\
 }										\
 										\
-static inline void								\
+HEAP_FUNCTION_ void								\
 name##_push(HEAP_UNWRAP_ param type *h, size_t *n, type x)			\
 {										\
 	h[*n] = x;								\
 	name##_sift_up(HEAP_UNWRAP_ pass h, (*n)++);				\
 }										\
 										\
-static inline type								\
+HEAP_FUNCTION_ type								\
 name##_pop(HEAP_UNWRAP_ param type *h, size_t *n)				\
 {										\
 	type top = h[0];							\

@@ -141,6 +141,8 @@ wa_team_stop(struct wa_team *team)
 	pthread_cond_destroy(&team->done);
 }
 
+/* A slot's state, under the lock: a job is queued by the submitter and
+ * done by the worker that ran it; a slot never used is free. */
 enum { JOB_FREE, JOB_QUEUED, JOB_DONE };
 
 static void *
@@ -202,14 +204,16 @@ finish_oldest(struct wa_pool *pool)
 		pthread_cond_wait(&pool->done, &pool->lock);
 	pthread_mutex_unlock(&pool->lock);
 	pool->finish(pool->arg, pool_job(pool, pool->finished));
-	pool->state[slot] = JOB_FREE;
 	pool->finished++;
 }
 
 void *
 wa_pool_next(struct wa_pool *pool)
 {
-	if (pool->state[pool->submitted % pool->slots] != JOB_FREE)
+	/* The slots are taken in ring order, so the next one is free unless
+	 * every slot holds a job not finished yet; counted rather than read
+	 * from state[], which the workers write. */
+	if (pool->submitted - pool->finished == pool->slots)
 		finish_oldest(pool);
 	return pool_job(pool, pool->submitted);
 }
