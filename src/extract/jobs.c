@@ -5,9 +5,9 @@
  * thread parses it with the extractor of its job, keeping its links in
  * the job; this thread then counts the records, writes their links and
  * page rows and tells their errors in the order they were read, as
- * run_record does one after the other.  The reader tells of the records
- * it cannot read as it reads them: those messages are kept with the next
- * record and told before it, in their place. */
+ * run_record does one after the other.  The reader's messages of the
+ * records it cannot read are kept with the next record and told before
+ * it, in their place (warc_reader_on_problem). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,18 +29,22 @@ struct record_job {
 	size_t mem_cap;
 	char info_agent[sizeof ((struct extract_run *)0)->info_agent];
 	const char *agent;	/* run_agent when it was read */
-	char *told;		/* the reader's messages before it */
+	char *told;		/* the reader's messages before it, each ending in NUL */
 	size_t told_len, told_cap;
 
 	struct record_parser parser;	/* made on the job's first parse */
 	struct record_outcome out;
-	char *links;		/* "dst\0how\0" each */
-	size_t links_len, links_cap, nlinks;
+	/* The rows of its links, written on the pool thread so that this
+	 * thread only copies them out. */
+	FILE *rows;
+	char *rows_text;
+	size_t rows_len, nlinks;
 };
 
 struct record_jobs {
 	struct extract_run *run;
 	struct wa_pool pool;
+	struct record_job *reading;	/* the job the reader fills */
 };
 
 static void
@@ -61,9 +65,7 @@ static void
 keep_link(void *arg, const char *src, const char *dst, const char *how)
 {
 	struct record_job *job = arg;
-	(void)src;		/* the job's URL */
-	append(&job->links, &job->links_len, &job->links_cap, dst, strlen(dst) + 1);
-	append(&job->links, &job->links_len, &job->links_cap, how, strlen(how) + 1);
+	links_write(job->rows, src, dst, how);
 	job->nlinks++;
 }
 
@@ -113,10 +115,17 @@ parse_job(void *arg)
 	struct record_job *job = arg;
 	if (!job->has_record)
 		return;
-	if (!job->parser.ex)
+	if (!job->parser.ex) {
 		record_parser_init(&job->parser, keep_link, job);
-	job->links_len = job->nlinks = 0;
+		job->rows = open_memstream(&job->rows_text, &job->rows_len);
+		if (!job->rows)
+			wa_die_errno("open_memstream");
+	}
+	rewind(job->rows);
+	job->nlinks = 0;
 	record_parse(&job->parser, job->run, job->agent, &job->rec, &job->out);
+	if (fflush(job->rows) == EOF)
+		wa_die_errno("open_memstream");
 }
 
 /* On this thread, in the order of the records. */
@@ -125,18 +134,12 @@ write_job(void *arg, void *job_arg)
 {
 	struct extract_run *run = arg;
 	struct record_job *job = job_arg;
-	if (job->told_len) {
-		fflush(stdout);
-		fwrite(job->told, 1, job->told_len, stderr);
-		job->told_len = 0;
-	}
+	for (const char *m = job->told; m < job->told + job->told_len; m += strlen(m) + 1)
+		wa_warn("%s", m);
+	job->told_len = 0;
 	if (!job->has_record)
 		return;
-	for (const char *p = job->links; p < job->links + job->links_len; ) {
-		const char *how = p + strlen(p) + 1;
-		links_write(stdout, job->out.url, p, how);
-		p = how + strlen(how) + 1;
-	}
+	fwrite(job->rows_text, 1, job->rows_len, stdout);
 	run->nlinks += job->nlinks;
 	run_count_record(run, job->file, &job->rec, &job->out);
 	progress_set(&run->pg, run->nrecords);
@@ -146,12 +149,14 @@ static void
 clear_job(void *arg)
 {
 	struct record_job *job = arg;
-	if (job->parser.ex)
+	if (job->parser.ex) {
 		record_parser_free(&job->parser);
+		fclose(job->rows);
+	}
+	free(job->rows_text);
 	free(job->fields);
 	free(job->mem);
 	free(job->told);
-	free(job->links);
 }
 
 struct record_jobs *
@@ -164,26 +169,13 @@ record_jobs_start(struct extract_run *run)
 	return jobs;
 }
 
-/* The next record of r into rec; the reader's messages on the way are
- * added to the job's, not written. */
-static bool
-read_keeping_messages(struct warc_reader *r, struct warc_record *rec,
-    struct record_job *job)
+/* The reader's callback: a message kept with the record being read. */
+static void
+keep_problem(void *arg, const char *message)
 {
-	char *text = NULL;
-	size_t len = 0;
-	FILE *messages = open_memstream(&text, &len);
-	if (!messages)
-		wa_die_errno("open_memstream");
-	FILE *real = stderr;
-	stderr = messages;
-	bool got = warc_read(r, rec);
-	stderr = real;
-	if (fclose(messages) == EOF)
-		wa_die_errno("open_memstream");
-	append(&job->told, &job->told_len, &job->told_cap, text, len);
-	free(text);
-	return got;
+	struct record_jobs *jobs = arg;
+	struct record_job *job = jobs->reading;
+	append(&job->told, &job->told_len, &job->told_cap, message, strlen(message) + 1);
 }
 
 void
@@ -191,11 +183,13 @@ record_jobs_read(struct record_jobs *jobs, struct warc_reader *r, const char *fi
 {
 	struct extract_run *run = jobs->run;
 	struct warc_record rec;
+	warc_reader_on_problem(r, keep_problem, jobs);
 	for (;;) {
 		struct record_job *job = wa_pool_next(&jobs->pool);
 		job->run = run;
 		job->file = file;
-		bool got = read_keeping_messages(r, &rec, job);
+		jobs->reading = job;
+		bool got = warc_read(r, &rec);
 		job->has_record = got;
 		if (!got && !job->told_len)
 			return;

@@ -107,5 +107,11 @@ bool warc_read(struct warc_reader *r, struct warc_record *rec);
 void warc_reader_max_block(struct warc_reader *r, uint64_t max, size_t keep);
 /* Records skipped because they could not be read. */
 uint64_t warc_reader_errors(const struct warc_reader *r);
+/* What the reader skips is told as "FILE: offset N: reason" (no program
+ * name, no line end) to fn(arg, message), from within warc_read; by
+ * default with wa_warn.  A reader that runs ahead of its writer keeps the
+ * messages to tell them in their place. */
+typedef void warc_problem_fn(void *arg, const char *message);
+void warc_reader_on_problem(struct warc_reader *r, warc_problem_fn *fn, void *arg);
 void warc_reader_close(struct warc_reader *r);
 #endif

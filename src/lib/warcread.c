@@ -29,6 +29,8 @@ struct mark {
 
 struct warc_reader {
 	char *name;		/* for messages */
+	warc_problem_fn *on_problem;	/* NULL: wa_warn */
+	void *problem_arg;
 	FILE *fp;
 	bool gz, in_eof, out_eof;
 	uint64_t errors;
@@ -61,12 +63,17 @@ struct warc_reader {
 static void __attribute__((format(printf, 3, 4)))
 reader_error(struct warc_reader *r, uint64_t offset, const char *fmt, ...)
 {
-	char msg[512];
+	char why[512];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
+	vsnprintf(why, sizeof why, fmt, ap);
 	va_end(ap);
-	wa_warn("%s: offset %" PRIu64 ": %s", r->name, offset, msg);
+	char *msg = wa_asprintf("%s: offset %" PRIu64 ": %s", r->name, offset, why);
+	if (r->on_problem)
+		r->on_problem(r->problem_arg, msg);
+	else
+		wa_warn("%s", msg);
+	free(msg);
 	r->errors++;
 }
 
@@ -670,6 +677,13 @@ uint64_t
 warc_reader_errors(const struct warc_reader *r)
 {
 	return r->errors;
+}
+
+void
+warc_reader_on_problem(struct warc_reader *r, warc_problem_fn *fn, void *arg)
+{
+	r->on_problem = fn;
+	r->problem_arg = arg;
 }
 
 struct warc_reader *
