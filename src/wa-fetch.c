@@ -45,7 +45,7 @@ static const char usage[] =
     "  --resolve HOST:PORT:ADDR  connect to ADDR for HOST:PORT (repeatable)\n"
     "  --max-size SIZE           cap on a body, encoded or decoded (10M)\n"
     "  --max-crawl-delay SECONDS largest Crawl-delay, Retry-After obeyed (30s)\n"
-    "  --warc-max-size SIZE      start a new WARC file past SIZE (1G)\n"
+    "  --warc-max-size SIZE (1G): new file past SIZE;  --warc-copy FILE: a copy\n"
     "  --robots-cache DIR        keep robots.txt files in DIR for 24 hours\n"
     "  --resume LOG              skip the URLs LOG has an outcome for\n"
     "  --now TIME                the clock starts at TIME (log, WARC-Date)\n"
@@ -58,7 +58,7 @@ enum {
 	OPT_ALLOW_PRIVATE = WA_OPT_FIRST_TOOL, OPT_ALLOW_NET, OPT_INSECURE, OPT_RESOLVE,
 	OPT_MAX_SIZE, OPT_MAX_CRAWL_DELAY, OPT_WARC_MAX_SIZE, OPT_ROBOTS_CACHE,
 	OPT_RESUME, OPT_CONNECT_TIMEOUT, OPT_TIMEOUT, OPT_LOW_SPEED_LIMIT,
-	OPT_LOW_SPEED_TIME, OPT_ROBOTS_AGENT, OPT_CONTACT, OPT_PER_CONNECTION,
+	OPT_LOW_SPEED_TIME, OPT_ROBOTS_AGENT, OPT_CONTACT, OPT_PER_CONNECTION, OPT_WARC_COPY,
 };
 
 static const struct fetch_options default_options = {
@@ -79,6 +79,7 @@ parse_options(struct fetch_options *opt, int argc, char **argv)
 		{ "max-size", required_argument, NULL, OPT_MAX_SIZE },
 		{ "max-crawl-delay", required_argument, NULL, OPT_MAX_CRAWL_DELAY },
 		{ "warc-max-size", required_argument, NULL, OPT_WARC_MAX_SIZE },
+		{ "warc-copy", required_argument, NULL, OPT_WARC_COPY },
 		{ "robots-cache", required_argument, NULL, OPT_ROBOTS_CACHE },
 		{ "resume", required_argument, NULL, OPT_RESUME },
 		{ "connect-timeout", required_argument, NULL, OPT_CONNECT_TIMEOUT },
@@ -162,6 +163,9 @@ parse_options(struct fetch_options *opt, int argc, char **argv)
 		case OPT_WARC_MAX_SIZE:
 			opt->warc_max_size = opt_size("--warc-max-size", optarg);
 			break;
+		case OPT_WARC_COPY:
+			opt->warc_copy = optarg;
+			break;
 		case OPT_ROBOTS_CACHE:
 			opt->robots_cache = optarg;
 			break;
@@ -201,6 +205,8 @@ parse_options(struct fetch_options *opt, int argc, char **argv)
 			wa_common_option(c);
 		}
 	}
+	if (opt->warc_copy && !opt->warc)
+		wa_usage_error("--warc-copy: copies the WARC of -o, and there is no -o");
 	if (opt->contact && agent_given)
 		wa_usage_error("--contact: only for the default agent; -A AGENT "
 		    "can hold the URL itself");
@@ -267,7 +273,7 @@ open_warc(struct fetch *f)
 		{ "wa-fetch-wait", wait },
 	};
 	f->warc = warc_writer_open(f->opt.warc, f->opt.warc_max_size, info,
-	    sizeof info / sizeof info[0]);
+	    sizeof info / sizeof info[0], f->opt.warc_copy);
 	free(software);
 }
 

@@ -44,6 +44,9 @@ USEFULNESS = importance
 SUBSCRIPTIONS =
 SUBSCRIPTION_WEIGHT = 0.1
 RETRY_MAX = 30d
+# The pages extracted while they are fetched (wa-fetch --warc-copy into
+# wa-extract), or after the fetch.
+OVERLAP = yes
 
 # Cycle N is the one after STATE/current (a link to the last complete
 # cycle); an interrupted cycle N is thus resumed by the next run.
@@ -113,6 +116,7 @@ $(C)/.settings-%: | $(C)
 # tools that take no setting but their _FLAGS only when these are set.
 settings:
 	$(if $(filter-out importance uniform,$(USEFULNESS)),$(error USEFULNESS is importance or uniform, not '$(USEFULNESS)'))
+	$(if $(filter-out yes no,$(OVERLAP)),$(error OVERLAP is yes or no, not '$(OVERLAP)'))
 	d=$$(mktemp -d) && trap 'rm -rf "$$d"' EXIT && \
 	$(SCHEDULE) --ahead $(T) $(foreach o,$(OVERRIDES),--overrides '$(o)') </dev/null >/dev/null && \
 	$(call tool,fetch) -q $(FETCH_OPTS) -o "$$d/check.warc.gz" </dev/null >/dev/null && \
@@ -178,15 +182,45 @@ endif
 
 # The WARC file is renamed by wa-fetch when complete, the log after it:
 # a fetch killed before its log is renamed is run again from the start.
+# With OVERLAP, wa-extract reads a copy of the records as wa-fetch writes
+# them, through a pipe, and leaves its links and pages as .links-overlap and
+# .pages-overlap, and its settings as .settings-overlap, for the extract
+# step: the same bytes as wa-extract of the WARC files would write, in a
+# fetch's time rather than after it.  A fetch that fails fails the step,
+# whatever wa-extract did.
+FETCH = $(call tool,fetch) $(FETCH_OPTS) $(if $(PREV),-P $(P)/fetched.tsv) \
+	-o '$(C)/crawl.warc.gz'
 $(C)/fetch.log: $(C)/plan.tsv $(C)/.settings-fetch
-	rm -f '$(C)'/crawl*.warc.gz
-	$(call tool,fetch) $(FETCH_OPTS) $(if $(PREV),-P $(P)/fetched.tsv) \
-		-o '$(C)/crawl.warc.gz' '$<' >'$@.tmp'
+	rm -f '$(C)'/crawl*.warc.gz '$(C)'/.*-overlap*
+ifeq ($(OVERLAP),yes)
+	printf '%s\n' '$(subst ','\'',$(call settings_of,extract))' >'$(C)/.settings-overlap'
+	{ $(FETCH) --warc-copy /dev/fd/3 '$<' 3>&1 >'$@.tmp'; \
+		echo $$? >'$(C)/.status-overlap'; } | \
+		$(call tool,extract) -q $(EXTRACT_OPTS) -p '$(C)/.pages-overlap' - \
+		>'$(C)/.links-overlap.tmp'; \
+	extracted=$$? fetched=$$(cat '$(C)/.status-overlap'); \
+	[ "$$fetched" = 0 ] || exit "$$fetched"; \
+	if [ $$extracted = 0 ]; then mv '$(C)/.links-overlap.tmp' '$(C)/.links-overlap'; \
+	else rm -f '$(C)'/.*-overlap*; echo "the extraction of the fetch failed:" \
+		"the extract step will read the WARC files" >&2; fi
+else
+	$(FETCH) '$<' >'$@.tmp'
+endif
 	mv '$@.tmp' '$@'
 
+# The links and pages the fetch extracted, if its extract settings were
+# these; else the WARC files read after the fetch, in the order wa-fetch
+# wrote them (crawl.warc.gz, then crawl-00001.warc.gz...).
 $(C)/links.tsv: $(C)/fetch.log $(C)/.settings-extract
-	$(call tool,extract) -q $(EXTRACT_OPTS) -p '$(C)/pages.tmp' \
-		'$(C)'/crawl*.warc.gz >'$@.tmp'
+	if [ -f '$(C)/.links-overlap' ] && [ -f '$(C)/.pages-overlap' ] && \
+	    [ "$$(cat '$(C)/.settings-overlap')" = '$(subst ','\'',$(call settings_of,extract))' ]; then \
+		mv '$(C)/.links-overlap' '$@.tmp' && mv '$(C)/.pages-overlap' '$(C)/pages.tmp'; \
+	else \
+		$(call tool,extract) -q $(EXTRACT_OPTS) -p '$(C)/pages.tmp' \
+			$(foreach f,$(C)/crawl.warc.gz $(sort $(wildcard $(C)/crawl-[0-9]*.warc.gz)),'$(f)') \
+			>'$@.tmp'; \
+	fi
+	rm -f '$(C)'/.*-overlap*
 	mv '$(C)/pages.tmp' '$(C)/pages.tsv'
 	mv '$@.tmp' '$@'
 
@@ -243,6 +277,7 @@ $(C)/graph: $(C)/history.tsv $(C)/.settings-graph
 # every iteration in rank.log; a run that fails shows its messages too.
 $(C)/importance.tsv: $(C)/graph $(C)/.settings-rank
 	$(if $(filter-out importance uniform,$(USEFULNESS)),$(error USEFULNESS is importance or uniform, not '$(USEFULNESS)'))
+	$(if $(filter-out yes no,$(OVERLAP)),$(error OVERLAP is yes or no, not '$(OVERLAP)'))
 	$(call tool,pagerank) -v $(RANK_OPTS) \
 		$(if $(PREV),--init '$(P)/importance.tsv') \
 		-o '$@.tmp' '$<' 2>'$(C)/rank.tmp' || { cat '$(C)/rank.tmp' >&2; exit 1; }

@@ -26,7 +26,7 @@
 #define ROBOTS_MAX_REDIRECTS 5
 
 struct fetch_options {
-	const char *warc, *previous, *robots_cache, *resume;
+	const char *warc, *warc_copy, *previous, *robots_cache, *resume;
 	double wait, max_crawl_delay, connect_timeout, timeout, low_speed_time;
 	unsigned long parallel, per_connection, follow;
 	uint64_t max_size, warc_max_size, low_speed_limit;

@@ -36,11 +36,17 @@ scratch_open(const char *dir, const char *prefix)
 	return fd;
 }
 
-bool
-pwrite_full(int fd, const void *buf, size_t n, uint64_t off)
+/* Reads or writes at offset off, or at the file offset where off is
+ * NO_OFFSET (a pipe too). */
+#define NO_OFFSET UINT64_MAX
+
+static bool
+write_until(int fd, const void *buf, size_t n, uint64_t off)
 {
 	for (size_t done = 0; done < n;) {
-		ssize_t k = pwrite(fd, (const char *)buf + done, n - done, (off_t)(off + done));
+		const char *p = (const char *)buf + done;
+		ssize_t k = off == NO_OFFSET ? write(fd, p, n - done) :
+		    pwrite(fd, p, n - done, (off_t)(off + done));
 		if (k < 0 && errno == EINTR)
 			continue;
 		if (k < 0)
@@ -50,10 +56,19 @@ pwrite_full(int fd, const void *buf, size_t n, uint64_t off)
 	return true;
 }
 
-/* Reads n bytes into buf at offset off, or from the file offset where
- * off is NO_OFFSET, fewer only where the file ends. */
-#define NO_OFFSET UINT64_MAX
+bool
+pwrite_full(int fd, const void *buf, size_t n, uint64_t off)
+{
+	return write_until(fd, buf, n, off);
+}
 
+bool
+write_full(int fd, const void *buf, size_t n)
+{
+	return write_until(fd, buf, n, NO_OFFSET);
+}
+
+/* Fewer bytes than n only where the file ends. */
 static ssize_t
 read_until(int fd, void *buf, size_t n, uint64_t off)
 {

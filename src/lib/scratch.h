@@ -30,6 +30,8 @@ int scratch_try_open(const char *dir, const char *prefix);
 
 /* Writes the n bytes of buf at offset off: true, or false with errno set. */
 bool pwrite_full(int fd, const void *buf, size_t n, uint64_t off);
+/* The same at the file offset, which it moves past them: for a pipe too. */
+bool write_full(int fd, const void *buf, size_t n);
 /* Reads n bytes at offset off into buf, fewer only where the file ends:
  * the bytes read, or -1 with errno set. */
 ssize_t pread_full(int fd, void *buf, size_t n, uint64_t off);

@@ -64,9 +64,15 @@ const char *warc_field(const struct warc_record *rec, const char *name);
 struct warc_writer;
 
 /* Opens PATH; max_size 0 is no limit.  info are the fields of the
- * warcinfo record's block ("software", "format", "operator"...). */
+ * warcinfo record's block ("software", "format", "operator"...).  With
+ * copy_path, every record is written there too, right after it is written
+ * to its file, as the same bytes: the copy is the concatenation of the
+ * files, for a reader that works while they are written (a pipe,
+ * /dev/fd/N).  It is opened for writing (created if need be; dies if it
+ * cannot be) and closed by warc_writer_close; a record that cannot be
+ * written to it is a write error, as one to the file is. */
 struct warc_writer *warc_writer_open(const char *path, uint64_t max_size,
-    const struct warc_field *info, size_t ninfo);
+    const struct warc_field *info, size_t ninfo, const char *copy_path);
 /* Writes one record: WARC/1.1, WARC-Type type, WARC-Record-ID id (a fresh
  * one if NULL), WARC-Date date (Unix seconds, microseconds), the fields
  * given (WARC-Target-URI, WARC-IP-Address, WARC-Payload-Digest...),

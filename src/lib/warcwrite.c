@@ -1,6 +1,7 @@
 /* WARC files written (warc.h): one gzip member per record in a
  * compressed file, as annex D of the specification has it (RFC 1952). */
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -15,6 +16,7 @@
 
 #include "atomic.h"
 #include "msg.h"
+#include "scratch.h"
 #include "thread.h"
 #include "warc.h"
 
@@ -65,6 +67,8 @@ struct warc_writer {
 	unsigned char *zout;	/* the compressed record */
 	size_t zcap;
 	struct atomic_file *af;
+	char *copy_path;	/* where every record goes too, or NULL */
+	int copy_fd;
 	uint64_t size;		/* bytes in the current file */
 	uint64_t records;	/* records in the current file, warcinfo included */
 
@@ -153,14 +157,21 @@ emit_record(struct warc_writer *w, const unsigned char *rec, size_t len)
 			wa_die("%s: gzip compression failed", w->cur);
 		rec = w->zout;
 	}
-	if (fwrite(rec, 1, len, fp) != len || fflush(fp) != 0) {
-		int err = errno;
+	const char *failed_path = w->cur;
+	int err = 0;
+	if (fwrite(rec, 1, len, fp) != len || fflush(fp) != 0)
+		err = errno;
+	else if (w->copy_path && !write_full(w->copy_fd, rec, len)) {
+		err = errno;
+		failed_path = w->copy_path;
+	}
+	if (err) {
 		__fpurge(fp);
 		clearerr(fp);
 		if (ftruncate(fileno(fp), (off_t)start) != 0 ||
 		    fseeko(fp, (off_t)start, SEEK_SET) != 0)
 			err = errno;
-		w->failed = wa_asprintf("%s: %s", w->cur, strerror(err));
+		w->failed = wa_asprintf("%s: %s", failed_path, strerror(err));
 		return false;
 	}
 	w->size += len;
@@ -408,10 +419,16 @@ warc_writer_wait(struct warc_writer *w)
 
 struct warc_writer *
 warc_writer_open(const char *path, uint64_t max_size,
-    const struct warc_field *info, size_t ninfo)
+    const struct warc_field *info, size_t ninfo, const char *copy_path)
 {
 	struct warc_writer *w = wa_calloc(1, sizeof *w);
 	w->path = wa_strdup(path);
+	if (copy_path) {
+		w->copy_fd = open(copy_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+		if (w->copy_fd < 0)
+			wa_die_errno("%s", copy_path);
+		w->copy_path = wa_strdup(copy_path);
+	}
 	w->max_size = max_size;
 	w->gz = ends_with(path, ".gz");
 	w->info = wa_reallocarray(NULL, ninfo ? ninfo : 1, sizeof *w->info);
@@ -499,5 +516,9 @@ warc_writer_close(struct warc_writer *w)
 	free(w->cur);
 	free(w->next);
 	free(w->path);
+	/* The copy's reader sees its end only now, after the last record. */
+	if (w->copy_path)
+		close(w->copy_fd);
+	free(w->copy_path);
 	free(w);
 }

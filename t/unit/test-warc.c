@@ -312,7 +312,7 @@ write_sample(struct warc_writer *w, size_t i)
 static void
 write_samples(const char *path, uint64_t max_size, int rounds)
 {
-	struct warc_writer *w = warc_writer_open(path, max_size, info, 2);
+	struct warc_writer *w = warc_writer_open(path, max_size, info, 2, NULL);
 	for (int r = 0; r < rounds; r++)
 		for (size_t i = 0; i < NSAMPLES; i++)
 			write_sample(w, i);
@@ -514,7 +514,7 @@ check_round_trip(const char *name)
 	} else {
 		/* The exact bytes of one record, from the specification's
 		 * grammar (section 4). */
-		struct warc_writer *w = warc_writer_open(path, 0, NULL, 0);
+		struct warc_writer *w = warc_writer_open(path, 0, NULL, 0, NULL);
 		const char *wpath = warc_writer_path(w);
 		struct iovec iov = { (void *)(uintptr_t)"abc", 3 };
 		struct warc_field f = { "WARC-Target-URI", "http://127.0.0.1/x" };
@@ -565,7 +565,7 @@ static void
 test_atomic(void)
 {
 	char *path = path_in("atomic.warc.gz");
-	struct warc_writer *w = warc_writer_open(path, 0, info, 2);
+	struct warc_writer *w = warc_writer_open(path, 0, info, 2, NULL);
 	write_sample(w, 0);
 	bool hidden = access(path, F_OK) != 0;
 	size_t temps = 0;
@@ -585,7 +585,7 @@ test_many(void)
 {
 	enum { N = 3000 };
 	char *path = path_in("many.warc.gz");
-	struct warc_writer *w = warc_writer_open(path, 0, NULL, 0);
+	struct warc_writer *w = warc_writer_open(path, 0, NULL, 0, NULL);
 	/* Blocks of up to 69000 bytes from offsets up to 3000. */
 	unsigned char *block = wa_malloc(72000);
 	uint32_t x = 1;
@@ -632,7 +632,7 @@ test_many(void)
 
 	/* The same records as one gzip member. */
 	char *plain = path_in("many.warc");
-	w = warc_writer_open(plain, 0, NULL, 0);
+	w = warc_writer_open(plain, 0, NULL, 0, NULL);
 	for (int i = 0; i < 200; i++) {
 		struct iovec iov = { block, (size_t)i * 300 };
 		warc_write(w, "resource", NULL, 1700000000, 0, NULL, 0, NULL, &iov, 1);
@@ -671,7 +671,7 @@ check_rotation(const char *name, uint64_t max, int records, const char *const *w
     size_t nfiles)
 {
 	char *path = path_in(name);
-	struct warc_writer *w = warc_writer_open(path, max, info, 2);
+	struct warc_writer *w = warc_writer_open(path, max, info, 2, NULL);
 	char *where[64];
 	for (int i = 0; i < records; i++) {
 		where[i] = wa_strdup(warc_writer_path(w));
