@@ -530,14 +530,30 @@ after_scheme(const char *s)
 	return NULL;
 }
 
+/* Whether p, after "http://" (https is false) or "https://", starts
+ * with the canonical form of a port that is not the scheme's default:
+ * ":" and 1 to 65535 without leading zeros.  Sets *end past it. */
+static bool
+canonical_port(const char *p, bool https, const char **end)
+{
+	if (p[0] != ':' || !(p[1] >= '1' && p[1] <= '9'))
+		return false;
+	unsigned long port = 0;
+	for (p++; *p >= '0' && *p <= '9'; p++)
+		if ((port = port * 10 + (unsigned long)(*p - '0')) > 65535)
+			return false;
+	*end = p;
+	return port != (https ? 443 : 80);
+}
+
 /* Whether the cleaned input s is canonical already, as most URLs of a
  * crawl are, so that canon() would return it unchanged: http or https; a
  * host of lower-case letters, digits, '-' and '.' in non-empty labels,
- * the last one neither a number nor starting with "0x"; no port; a path
- * from '/' and a query of bytes that stand as they are (no '%', no
- * brackets), no dot-segment, no empty query.  It saves libcurl's parse on
- * the way to the same string; t/unit/test-url.c and fuzz/url.c check the
- * two ways agree. */
+ * the last one neither a number nor starting with "0x"; no port or a
+ * canonical one (canonical_port); a path from '/' and a query of bytes
+ * that stand as they are (no '%', no brackets), no dot-segment, no empty
+ * query.  It saves libcurl's parse on the way to the same string;
+ * t/unit/test-url.c and fuzz/url.c check the two ways agree. */
 static bool
 already_canonical(const char *s)
 {
@@ -561,7 +577,11 @@ already_canonical(const char *s)
 	}
 	/* A last label "0x..." may be a hexadecimal number, which makes the
 	 * host an IPv4 address ("0x7" is 0.0.0.7): libcurl tells. */
-	if (p == label || number || *p != '/' || (label[0] == '0' && label[1] == 'x'))
+	if (p == label || number || (label[0] == '0' && label[1] == 'x'))
+		return false;
+	if (*p == ':' && !canonical_port(p, s[4] == 's', &p))
+		return false;
+	if (*p != '/')
 		return false;
 	const char *seg = p + 1;
 	for (p++;; p++) {
@@ -638,6 +658,62 @@ merge(const char *base, const char *ref, char *out, const char **why)
 	return true;
 }
 
+/* RFC 3986 sec. 5.2.4 on the path of the merged URL s (absolute, http or
+ * https), in place: its "." and ".." segments removed as libcurl removes
+ * them.  False, and s unchanged, if the path has a '%', which may hide a
+ * dot ("%2e"): libcurl's parse takes those. */
+static bool
+remove_dot_segments(char *s)
+{
+	char *path = strchr(after_scheme(s), '/');
+	if (!path)
+		return false;
+	char *end = path + strcspn(path, "?");
+	if (memchr(path, '%', (size_t)(end - path)))
+		return false;
+	char *w = path;
+	for (const char *r = path; r < end;) {
+		const char *seg = r + 1;
+		const char *next = memchr(seg, '/', (size_t)(end - seg));
+		if (!next)
+			next = end;
+		size_t n = (size_t)(next - seg);
+		bool last = next == end;
+		if (dot_segment(seg, next)) {
+			if (n == 2)
+				while (w > path && *--w != '/')
+					;
+			if (last)
+				*w++ = '/';
+		} else {
+			*w++ = '/';
+			memmove(w, seg, n);
+			w += n;
+		}
+		r = next;
+	}
+	if (w == path)
+		*w++ = '/';
+	memmove(w, end, strlen(end) + 1);
+	return true;
+}
+
+/* url_canon of the merged URL s: its dot-segments removed first by the
+ * fast path when that makes it canonical. */
+static bool
+canon_merged(char *s, char *out, const char **why)
+{
+	char dedotted[URL_BUFSIZE];
+	if (url_fast_path && strstr(s, "/.")) {
+		strcpy(dedotted, s);
+		if (remove_dot_segments(dedotted) && already_canonical(dedotted)) {
+			strcpy(out, dedotted);
+			return true;
+		}
+	}
+	return canon_cleaned(s, out, why);
+}
+
 bool
 url_resolve(const char *base, const char *ref, char *out, const char **why)
 {
@@ -652,7 +728,7 @@ url_resolve(const char *base, const char *ref, char *out, const char **why)
 		}
 		if (scheme_length(s))
 			return canon_cleaned(s, out, why);
-		return merge(base, s, b, why) && canon_cleaned(b, out, why);
+		return merge(base, s, b, why) && canon_merged(b, out, why);
 	}
 	if (!url_canon(base, b, &ignored)) {
 		*why = "bad base URL";

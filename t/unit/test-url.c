@@ -343,6 +343,7 @@ test_resolve_fast_path(void)
 	static const char *const bases[] = {
 		"http://a.example/b/c/d;p?q", "https://a.example:8443/", "http://a.example/x?y=/z/",
 		"http://[2001:db8::1]/d/", "http://a.example/dir/",
+		"http://a.example:8080/b/c/d.html", "http://a.example:8080/", "http://a.example/b/c/?q=/./..",
 	};
 	static const char *const refs[] = {
 		"", "#f", "?", "?q=1", "?q=1#f", "g", "./g", "g/", "/g", "//g", "//G.Example:80/x",
@@ -374,6 +375,31 @@ test_resolve_fast_path(void)
 				diag("%s + \"%s\": %s, url_resolve %s", bases[i], refs[j],
 				    ra ? a : why_fast, rb ? b : why);
 		}
+	/* Random references of dot-segments, slashes and queries. */
+	static const char ref_bytes[] = "./a?%2E;";
+	unsigned long r = 4242;
+	for (int i = 0; i < 20000; i++) {
+		char ref[24], a[URL_BUFSIZE], b[URL_BUFSIZE];
+		const char *why = "", *why_fast = "";
+		int len = 1 + (int)((r >> 7) % 16);
+		for (int k = 0; k < len; k++) {
+			r = r * 6364136223846793005UL + 1442695040888963407UL;
+			ref[k] = ref_bytes[(r >> 33) % (sizeof ref_bytes - 1)];
+		}
+		ref[len] = '\0';
+		const char *base = bases[(r >> 40) % (sizeof bases / sizeof *bases)];
+		url_fast_path = true;
+		bool ra = url_resolve(base, ref, a, &why_fast);
+		url_fast_path = false;
+		bool rb = url_resolve(base, ref, b, &why);
+		url_fast_path = true;
+		total++;
+		if (ra == rb && (ra ? strcmp(a, b) == 0 : strcmp(why_fast, why) == 0))
+			agree++;
+		else
+			diag("%s + \"%s\": %s, url_resolve %s", base, ref,
+			    ra ? a : why_fast, rb ? b : why);
+	}
 	ok(agree == total, "url_resolve's merge agrees with libcurl's (%d of %d)",
 	    agree, total);
 }
@@ -394,6 +420,11 @@ test_fast_path(void)
 		"http://x.example/\xc3\xa4", "http://x.example/a\\b", "http://x.example/a?b#c",
 		"https://x.example:443/", "http://x.example/a?b?c", "http:/x.example/",
 		"http://x.example/a/%2e/", "http://0x7f.1/", "http://x.example/.a./..b",
+		"http://x.example:8080/", "http://x.example:8080", "http://x.example:0/",
+		"http://x.example:080/", "http://x.example:443/", "https://x.example:80/",
+		"http://x.example:65535/", "http://x.example:65536/", "http://x.example:99999999999/",
+		"http://x.example:/", "http://x.example:8080:80/", "http://x.example:8a/",
+		"http://1.2.3.4:8080/a", "http://x.example:8080/a/../b",
 	};
 	unsigned agree = 0, total = 0;
 	for (size_t i = 0; i < sizeof edges / sizeof edges[0]; i++, total++)
@@ -405,12 +436,20 @@ test_fast_path(void)
 	/* Random URLs over the bytes that matter to either way. */
 	static const char host_bytes[] = "ab1.-A_", path_bytes[] = "a1./?%[]~:@!2E";
 	unsigned long r = 12345;
-	char in[64];
+	char in[80];
 	for (int i = 0; i < 20000; i++, total++) {
 		size_t n = (size_t)sprintf(in, "%s://", (r >> 3) & 1 ? "http" : "https");
 		for (int k = 0, len = 1 + (int)((r >> 5) % 8); k < len; k++) {
 			r = r * 6364136223846793005UL + 1442695040888963407UL;
 			in[n++] = host_bytes[(r >> 33) % (sizeof host_bytes - 1)];
+		}
+		/* A port, now and then, of digits that may not make one. */
+		if ((r >> 50) % 4 == 0) {
+			in[n++] = ':';
+			for (int k = 0, len = (int)((r >> 52) % 7); k < len; k++) {
+				r = r * 6364136223846793005UL + 1442695040888963407UL;
+				in[n++] = (char)('0' + (r >> 33) % 10);
+			}
 		}
 		in[n++] = '/';
 		for (int k = 0, len = (int)((r >> 40) % 10); k < len; k++) {
