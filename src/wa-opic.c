@@ -23,7 +23,7 @@ static const char usage[] =
     "Reads fetched pages' links (src TAB dst, grouped by source, in crawl\n"
     "order) from the LINKS files or stdin, updates the OPIC state in STATE\n"
     "(created when absent) and writes url TAB importance for every known URL.\n"
-    "  -S STATE  the state file (required)\n"
+    "  -S, --state STATE  the state file (required)\n"
     "  -c C      share of a page's cash given to its links (default 0.85)\n"
     "  -t LOG    time in seconds: each read takes its time from the wa-fetch\n"
     "            log LOG (default: time counts page reads)\n"
