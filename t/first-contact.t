@@ -7,12 +7,7 @@
 # and have fetched every page that the served files say is reachable.
 . "$(dirname "$0")/lib.sh"
 offline true 2>/dev/null || skip_all "needs unshare -n (root)"
-command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || skip_all "needs nginx (scripts/deps install)"
-needs_python html
-for p in git-doc libxml2-doc debian-policy; do
-	dpkg-query -W -f '${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
-		skip_all "needs the Debian package $p (scripts/deps install)"
-done
+needs_small_docs_web
 T=$(printf '\t')
 n=4
 fc=$tmp/fc

@@ -189,6 +189,18 @@ needs_python() {
 		skip_all "needs python3 with $* (scripts/deps install)"
 }
 
+# Skips the test without what the small web of scripts/docs-web is made of
+# and served with: nginx, Python's html module, three documentation packages.
+needs_small_docs_web() {
+	command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] ||
+		skip_all "needs nginx (scripts/deps install)"
+	needs_python html
+	for p in git-doc libxml2-doc debian-policy; do
+		dpkg-query -W -f '${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
+			skip_all "needs the Debian package $p (scripts/deps install)"
+	done
+}
+
 # script_prog NAME: the path of the helper program scripts/NAME.c as built,
 # from the suite's own build first (they are not wrapped under valgrind).
 script_prog() {

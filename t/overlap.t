@@ -11,12 +11,7 @@ if [ "${WA_OVERLAP_NETNS:-}" != 1 ] && unshare -n true 2>/dev/null &&
 fi
 . "$(dirname "$0")/lib.sh"
 [ "${WA_OVERLAP_NETNS:-}" = 1 ] || skip_all "needs unshare -n and ip (root)"
-command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || skip_all "needs nginx (scripts/deps install)"
-needs_python html
-for p in git-doc libxml2-doc debian-policy; do
-	dpkg-query -W -f '${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
-		skip_all "needs the Debian package $p (scripts/deps install)"
-done
+needs_small_docs_web
 T=$(printf '\t')
 
 web=$tmp/web
