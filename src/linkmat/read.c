@@ -18,6 +18,7 @@
 #include "workdir.h"
 
 #define BATCH_ROWS 4096
+#define SEEN_AHEAD 16
 
 struct row {
 	uint64_t line;
@@ -41,15 +42,44 @@ struct batch {
 	size_t raw_len, raw_cap, canon_len, canon_cap;
 };
 
+/* What a node line tells number.c of its URL, beyond the line of another
+ * evidence: a line whose facts the URL's recent lines already gave adds
+ * nothing and is not written.  The filter keeps no types: page lines
+ * always go. */
+enum { FACT_NODE = 1, FACT_FETCHED = 2, FACT_XML_LINK = 4, FACT_TYPE = 8, FACT_BITS = 8 };
+
+static unsigned
+evidence_facts(char ev)
+{
+	switch (ev) {
+	case EV_TARGET:
+		return FACT_NODE;
+	case EV_XML_TARGET:
+		return FACT_NODE | FACT_XML_LINK;
+	case EV_SOURCE:
+		return FACT_NODE | FACT_FETCHED;
+	default:
+		return FACT_NODE | FACT_FETCHED | FACT_TYPE;
+	}
+}
+
+/* The slot of a URL in the recent-lines filter: its hash's low bits place
+ * it, its high bits, with the facts in the low byte, fill it. */
+static inline uint64_t *
+seen_slot(const struct linkmat *lm, uint64_t h)
+{
+	return &lm->seen[h & lm->seen_mask];
+}
+
 static void
 emit_node(struct linkmat *lm, const char *url, size_t len, uint64_t h, char ev)
 {
-	uint64_t key = h ^ ((uint64_t)(unsigned char)ev * HASH_GOLDEN64);
-	key += key == 0;
-	uint64_t *slot = &lm->seen[key & lm->seen_mask];
-	if (*slot == key)
+	uint64_t *slot = seen_slot(lm, h), tag = h >> FACT_BITS << FACT_BITS;
+	unsigned facts = evidence_facts(ev), had = *slot >> FACT_BITS == h >> FACT_BITS ?
+	    (unsigned)(*slot & ((1u << FACT_BITS) - 1)) : 0;
+	if ((facts & ~had) == 0)
 		return;
-	*slot = key;
+	*slot = tag | had | (facts & ~FACT_TYPE);
 	if (!url_surt(url, lm->surt))
 		wa_die("internal error: no SURT key for %s", url);
 	FILE *f = lm->nodes.in;
@@ -133,6 +163,13 @@ emit_batch(void *arg, void *job)
 	uint64_t line = bt->t->line;
 	for (size_t i = 0; i < bt->n; i++) {
 		const struct row *r = &bt->rows[i];
+		/* The filter is larger than the caches: its slots are fetched
+		 * some rows ahead, so that the misses overlap. */
+		if (i + SEEN_AHEAD < bt->n && !r[SEEN_AHEAD].why) {
+			__builtin_prefetch(seen_slot(lm, r[SEEN_AHEAD].hash[0]), 1);
+			if (!bt->pages)
+				__builtin_prefetch(seen_slot(lm, r[SEEN_AHEAD].hash[1]), 1);
+		}
 		progress_set(&lm->pg, ++lm->rows);
 		bt->t->line = r->line;
 		if (r->why) {
