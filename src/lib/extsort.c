@@ -104,89 +104,107 @@ rec_cmp(const uint8_t *a, const uint8_t *b, size_t rb)
 	}
 }
 
-/* LSD radix sort on bytes [0, nbytes), a byte a pass from the least
- * significant; a byte that is the same in every record costs no pass (the
- * high bytes of small ids).  The result is in a. */
-static inline __attribute__((always_inline)) void
-lsd_sort(uint8_t *a, uint8_t *tmp, size_t n, size_t rb, size_t nbytes)
-{
-	size_t count[16][256];
+/* Below this many records a bucket is sorted by insertion. */
+#define RADIX_SMALL 32
 
-	if (n < 2)
-		return;
-	memset(count, 0, sizeof count);
-	for (size_t i = 0; i < n; i++)
-		for (size_t b = 0; b < nbytes; b++)
-			count[b][a[i * rb + b]]++;
-	uint8_t *src = a, *dst = tmp;
-	for (size_t b = 0; b < nbytes; b++) {
-		if (count[b][a[b]] == n)
-			continue;
-		size_t off[256], sum = 0;
-		for (int v = 0; v < 256; v++) {
-			off[v] = sum;
-			sum += count[b][v];
-		}
-		for (size_t i = 0; i < n; i++) {
-			const uint8_t *r = src + i * rb;
-			memcpy(dst + off[r[b]]++ * rb, r, rb);
-		}
-		uint8_t *t = src;
-		src = dst;
-		dst = t;
+static inline __attribute__((always_inline)) void
+insertion_sort(uint8_t *a, size_t n, size_t rb)
+{
+	uint8_t r[16];
+	for (size_t i = 1; i < n; i++) {
+		size_t j = i;
+		memcpy(r, a + i * rb, rb);
+		for (; j > 0 && rec_cmp(a + (j - 1) * rb, r, rb) > 0; j--)
+			memcpy(a + j * rb, a + (j - 1) * rb, rb);
+		memcpy(a + j * rb, r, rb);
 	}
-	if (src != a)
-		memcpy(a, src, n * rb);
 }
 
-/* Past this many bytes a pass over the whole array misses the cache: one
- * pass on the most significant varying byte splits it into buckets that
- * the LSD passes then sort one at a time, in cache. */
-#define RADIX_CACHE (1u << 20)
+/* MSD radix sort on bytes [0, top] of the records of x, whose higher
+ * bytes are all equal, a byte a level from the most significant one that
+ * varies: random keys take a few levels, not one pass a byte, and past the
+ * first two levels a bucket is in the cache.  y is as large; the result
+ * ends in y if into_y, else in x.  sort_bucket is the same for rb, for
+ * the next level. */
+typedef void msd_fn(uint8_t *x, uint8_t *y, size_t n, size_t top, bool into_y);
 
 static inline __attribute__((always_inline)) void
-radix_sort_rb(uint8_t *a, uint8_t *tmp, size_t n, size_t rb)
+msd_sort(uint8_t *x, uint8_t *y, size_t n, size_t rb, size_t top, bool into_y,
+    msd_fn *sort_bucket)
 {
-	if (n * rb <= RADIX_CACHE) {
-		lsd_sort(a, tmp, n, rb, rb);
+	if (n < RADIX_SMALL) {
+		insertion_sort(x, n, rb);
+		if (into_y)
+			memcpy(y, x, n * rb);
 		return;
 	}
-	size_t top = rb;
-	size_t count[256], off[256];
+	size_t count[256];
 	for (;;) {
-		if (top == 0)
-			return;
-		top--;
 		memset(count, 0, sizeof count);
 		for (size_t i = 0; i < n; i++)
-			count[a[i * rb + top]]++;
-		if (count[a[top]] != n)
+			count[x[i * rb + top]]++;
+		if (count[x[top]] != n)
 			break;
+		if (top == 0) {
+			if (into_y)
+				memcpy(y, x, n * rb);
+			return;
+		}
+		top--;
 	}
-	size_t sum = 0;
+	size_t off[256], sum = 0;
 	for (int v = 0; v < 256; v++) {
 		off[v] = sum;
 		sum += count[v];
 	}
 	for (size_t i = 0; i < n; i++) {
-		const uint8_t *r = a + i * rb;
-		memcpy(tmp + off[r[top]]++ * rb, r, rb);
+		const uint8_t *r = x + i * rb;
+		memcpy(y + off[r[top]]++ * rb, r, rb);
 	}
 	for (int v = 0; v < 256; v++) {
-		size_t first = off[v] - count[v];
-		lsd_sort(tmp + first * rb, a + first * rb, count[v], rb, top);
-		memcpy(a + first * rb, tmp + first * rb, count[v] * rb);
+		size_t first = (off[v] - count[v]) * rb;
+		if (count[v] == 0)
+			continue;
+		if (top > 0)
+			sort_bucket(y + first, x + first, count[v], top - 1, !into_y);
+		else if (!into_y)
+			memcpy(x + first, y + first, count[v] * rb);
 	}
 }
 
 static void
+msd_sort4(uint8_t *x, uint8_t *y, size_t n, size_t top, bool into_y)
+{
+	msd_sort(x, y, n, 4, top, into_y, msd_sort4);
+}
+
+static void
+msd_sort8(uint8_t *x, uint8_t *y, size_t n, size_t top, bool into_y)
+{
+	msd_sort(x, y, n, 8, top, into_y, msd_sort8);
+}
+
+static void
+msd_sort12(uint8_t *x, uint8_t *y, size_t n, size_t top, bool into_y)
+{
+	msd_sort(x, y, n, 12, top, into_y, msd_sort12);
+}
+
+static void
+msd_sort16(uint8_t *x, uint8_t *y, size_t n, size_t top, bool into_y)
+{
+	msd_sort(x, y, n, 16, top, into_y, msd_sort16);
+}
+
+/* Sorts the n records of a, with tmp as scratch of the same size. */
+static void
 radix_sort(uint8_t *a, uint8_t *tmp, size_t n, size_t rb)
 {
 	switch (rb) {
-	case 4: radix_sort_rb(a, tmp, n, 4); break;
-	case 8: radix_sort_rb(a, tmp, n, 8); break;
-	case 12: radix_sort_rb(a, tmp, n, 12); break;
-	default: radix_sort_rb(a, tmp, n, 16); break;
+	case 4: msd_sort4(a, tmp, n, 3, false); break;
+	case 8: msd_sort8(a, tmp, n, 7, false); break;
+	case 12: msd_sort12(a, tmp, n, 11, false); break;
+	default: msd_sort16(a, tmp, n, 15, false); break;
 	}
 }
 
