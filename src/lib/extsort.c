@@ -106,6 +106,8 @@ rec_cmp(const uint8_t *a, const uint8_t *b, size_t rb)
 
 /* Below this many records a bucket is sorted by insertion. */
 #define RADIX_SMALL 32
+/* Below this many records a second thread costs more than it saves. */
+#define PARALLEL_SORT_MIN (1u << 16)
 
 static inline __attribute__((always_inline)) void
 insertion_sort(uint8_t *a, size_t n, size_t rb)
@@ -120,37 +122,23 @@ insertion_sort(uint8_t *a, size_t n, size_t rb)
 	}
 }
 
-/* MSD radix sort on bytes [0, top] of the records of x, whose higher
- * bytes are all equal, a byte a level from the most significant one that
- * varies: random keys take a few levels, not one pass a byte, and past the
- * first two levels a bucket is in the cache.  y is as large; the result
- * ends in y if into_y, else in x.  sort_bucket is the same for rb, for
- * the next level. */
-typedef void msd_fn(uint8_t *x, uint8_t *y, size_t n, size_t top, bool into_y);
-
-static inline __attribute__((always_inline)) void
-msd_sort(uint8_t *x, uint8_t *y, size_t n, size_t rb, size_t top, bool into_y,
-    msd_fn *sort_bucket)
+/* A level of the MSD radix sort of the n records of x, on bytes [0, *top],
+ * the higher ones being equal in every record: finds the most significant
+ * of those bytes that varies, counts its values in count and scatters x
+ * by it into y, in buckets.  False when every record is the same from
+ * *top down: x is sorted. */
+static inline __attribute__((always_inline)) bool
+msd_scatter(const uint8_t *x, uint8_t *y, size_t n, size_t rb, size_t *top, size_t count[256])
 {
-	if (n < RADIX_SMALL) {
-		insertion_sort(x, n, rb);
-		if (into_y)
-			memcpy(y, x, n * rb);
-		return;
-	}
-	size_t count[256];
 	for (;;) {
-		memset(count, 0, sizeof count);
+		memset(count, 0, 256 * sizeof *count);
 		for (size_t i = 0; i < n; i++)
-			count[x[i * rb + top]]++;
-		if (count[x[top]] != n)
+			count[x[i * rb + *top]]++;
+		if (count[x[*top]] != n)
 			break;
-		if (top == 0) {
-			if (into_y)
-				memcpy(y, x, n * rb);
-			return;
-		}
-		top--;
+		if (*top == 0)
+			return true;
+		(*top)--;
 	}
 	size_t off[256], sum = 0;
 	for (int v = 0; v < 256; v++) {
@@ -159,10 +147,25 @@ msd_sort(uint8_t *x, uint8_t *y, size_t n, size_t rb, size_t top, bool into_y,
 	}
 	for (size_t i = 0; i < n; i++) {
 		const uint8_t *r = x + i * rb;
-		memcpy(y + off[r[top]]++ * rb, r, rb);
+		memcpy(y + off[r[*top]]++ * rb, r, rb);
 	}
-	for (int v = 0; v < 256; v++) {
-		size_t first = (off[v] - count[v]) * rb;
+	return false;
+}
+
+/* The sort of a bucket, the same for one record size: its records are in
+ * x, the result ends in y if into_y, else in x; y is as large. */
+typedef void msd_fn(uint8_t *x, uint8_t *y, size_t n, size_t top, bool into_y);
+
+/* After msd_scatter by byte top: sorts the buckets of values [from, to),
+ * so that they end in their place in y if into_y, else in x. */
+static inline __attribute__((always_inline)) void
+msd_buckets(uint8_t *x, uint8_t *y, size_t rb, size_t top, bool into_y,
+    const size_t count[256], int from, int to, msd_fn *sort_bucket)
+{
+	size_t first = 0;
+	for (int v = 0; v < from; v++)
+		first += count[v] * rb;
+	for (int v = from; v < to; first += count[v++] * rb) {
 		if (count[v] == 0)
 			continue;
 		if (top > 0)
@@ -172,29 +175,34 @@ msd_sort(uint8_t *x, uint8_t *y, size_t n, size_t rb, size_t top, bool into_y,
 	}
 }
 
-static void
-msd_sort4(uint8_t *x, uint8_t *y, size_t n, size_t top, bool into_y)
+/* MSD radix sort, a byte a level from the most significant one that
+ * varies: random keys take a few levels, not one pass a byte, and past the
+ * first two levels a bucket is in the cache. */
+static inline __attribute__((always_inline)) void
+msd_sort(uint8_t *x, uint8_t *y, size_t n, size_t rb, size_t top, bool into_y,
+    msd_fn *sort_bucket)
 {
-	msd_sort(x, y, n, 4, top, into_y, msd_sort4);
+	size_t count[256];
+	if (n < RADIX_SMALL) {
+		insertion_sort(x, n, rb);
+	} else if (!msd_scatter(x, y, n, rb, &top, count)) {
+		msd_buckets(x, y, rb, top, into_y, count, 0, 256, sort_bucket);
+		return;
+	}
+	if (into_y)
+		memcpy(y, x, n * rb);
 }
 
-static void
-msd_sort8(uint8_t *x, uint8_t *y, size_t n, size_t top, bool into_y)
-{
-	msd_sort(x, y, n, 8, top, into_y, msd_sort8);
-}
-
-static void
-msd_sort12(uint8_t *x, uint8_t *y, size_t n, size_t top, bool into_y)
-{
-	msd_sort(x, y, n, 12, top, into_y, msd_sort12);
-}
-
-static void
-msd_sort16(uint8_t *x, uint8_t *y, size_t n, size_t top, bool into_y)
-{
-	msd_sort(x, y, n, 16, top, into_y, msd_sort16);
-}
+#define MSD_SORT_OF_SIZE(RB) \
+	static void \
+	msd_sort##RB(uint8_t *x, uint8_t *y, size_t n, size_t top, bool into_y) \
+	{ \
+		msd_sort(x, y, n, RB, top, into_y, msd_sort##RB); \
+	}
+MSD_SORT_OF_SIZE(4)
+MSD_SORT_OF_SIZE(8)
+MSD_SORT_OF_SIZE(12)
+MSD_SORT_OF_SIZE(16)
 
 /* Sorts the n records of a, with tmp as scratch of the same size. */
 static void
@@ -206,6 +214,62 @@ radix_sort(uint8_t *a, uint8_t *tmp, size_t n, size_t rb)
 	case 12: msd_sort12(a, tmp, n, 11, false); break;
 	default: msd_sort16(a, tmp, n, 15, false); break;
 	}
+}
+
+/* Half of the buckets of the first level, for a second thread. */
+struct bucket_range {
+	uint8_t *a, *tmp;
+	size_t rb, top;
+	const size_t *count;
+	int from, to;
+};
+
+static void *
+sort_bucket_range(void *arg)
+{
+	const struct bucket_range *h = arg;
+	switch (h->rb) {
+	case 4: msd_buckets(h->a, h->tmp, 4, h->top, false, h->count, h->from, h->to, msd_sort4); break;
+	case 8: msd_buckets(h->a, h->tmp, 8, h->top, false, h->count, h->from, h->to, msd_sort8); break;
+	case 12: msd_buckets(h->a, h->tmp, 12, h->top, false, h->count, h->from, h->to, msd_sort12); break;
+	default: msd_buckets(h->a, h->tmp, 16, h->top, false, h->count, h->from, h->to, msd_sort16); break;
+	}
+	return NULL;
+}
+
+/* radix_sort on two threads, the caller's and another, when the caller
+ * waits for the result: the first level splits the records, each thread
+ * sorts about half of its buckets. */
+static void
+radix_sort_2(uint8_t *a, uint8_t *tmp, size_t n, size_t rb)
+{
+	size_t count[256], top = rb - 1;
+	if (n < PARALLEL_SORT_MIN) {
+		radix_sort(a, tmp, n, rb);
+		return;
+	}
+	bool sorted;
+	switch (rb) {
+	case 4: sorted = msd_scatter(a, tmp, n, 4, &top, count); break;
+	case 8: sorted = msd_scatter(a, tmp, n, 8, &top, count); break;
+	case 12: sorted = msd_scatter(a, tmp, n, 12, &top, count); break;
+	default: sorted = msd_scatter(a, tmp, n, 16, &top, count); break;
+	}
+	if (sorted)
+		return;
+	int mid = 0;
+	for (size_t below = 0; mid < 256 && below + count[mid] <= n / 2; mid++)
+		below += count[mid];
+	struct bucket_range lo = { a, tmp, rb, top, count, 0, mid }, hi = lo;
+	hi.from = mid;
+	hi.to = 256;
+	pthread_t helper;
+	bool two = wa_thread_start(&helper, sort_bucket_range, &hi) == 0;
+	sort_bucket_range(&lo);
+	if (two)
+		pthread_join(helper, NULL);
+	else
+		sort_bucket_range(&hi);
 }
 
 struct extsort *
@@ -260,16 +324,20 @@ dedup(uint8_t *a, size_t n, size_t rb)
 	return j;
 }
 
-/* Sorts n records of a in place; returns how many remain unique. */
+/* Sorts n records of a in place, on two threads if the caller waits for
+ * it and the sort may use threads; returns how many remain unique. */
 static size_t
-sort_records(struct extsort *s, uint8_t *a, size_t n)
+sort_records(struct extsort *s, uint8_t *a, size_t n, bool caller_waits)
 {
 	if (s->scratch_cap < n) {
 		free(s->scratch);
 		s->scratch_cap = s->cap > n ? s->cap : n;
 		s->scratch = wa_reallocarray(NULL, s->scratch_cap, s->rb);
 	}
-	radix_sort(a, s->scratch, n, s->rb);
+	if (caller_waits && s->flags & EXTSORT_BACKGROUND)
+		radix_sort_2(a, s->scratch, n, s->rb);
+	else
+		radix_sort(a, s->scratch, n, s->rb);
 	return s->flags & EXTSORT_UNIQUE ? dedup(a, n, s->rb) : n;
 }
 
@@ -297,7 +365,7 @@ static void *
 spill_thread(void *arg)
 {
 	struct extsort *s = arg;
-	write_run(s, s->spare, sort_records(s, s->spare, s->spare_n));
+	write_run(s, s->spare, sort_records(s, s->spare, s->spare_n, false));
 	return NULL;
 }
 
@@ -315,7 +383,7 @@ spill(struct extsort *s)
 	if (s->fd < 0)
 		s->fd = scratch_file(s);
 	if (!(s->flags & EXTSORT_BACKGROUND)) {
-		write_run(s, s->buf, sort_records(s, s->buf, s->n));
+		write_run(s, s->buf, sort_records(s, s->buf, s->n, false));
 		s->n = 0;
 		return;
 	}
@@ -509,12 +577,11 @@ extsort_finish(struct extsort *s)
 	s->finished = true;
 	wait_spill(s);
 	if (s->nruns == 0) {
-		s->n = sort_records(s, s->buf, s->n);
+		s->n = sort_records(s, s->buf, s->n, true);
 		s->in_memory = true;
 	} else {
 		if (s->n > 0)
-			spill(s);
-		wait_spill(s);
+			write_run(s, s->buf, sort_records(s, s->buf, s->n, true));
 		free(s->buf);
 		free(s->spare);
 		s->spare = NULL;

@@ -72,7 +72,7 @@ struct linkmat {
 	struct extsort *by_src;		/* (dst hash, src hash) */
 	struct sorter nodes;		/* SURT<TAB>URL<TAB>evidence */
 	uint64_t *seen;			/* lines recently given to sort */
-	size_t seen_mask;
+	size_t seen_mask, seen_bytes;
 	uint64_t rows, self_links, rejected, link_rows, hint_rows;
 	char surt[URL_BUFSIZE];
 	/* number */

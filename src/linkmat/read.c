@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "linkmat.h"
 #include "linkstream.h"
@@ -19,6 +20,7 @@
 
 #define BATCH_ROWS 4096
 #define SEEN_AHEAD 16
+#define SEEN_WAYS 4
 
 struct row {
 	uint64_t line;
@@ -63,23 +65,28 @@ evidence_facts(char ev)
 	}
 }
 
-/* The slot of a URL in the recent-lines filter: its hash's low bits place
- * it, its high bits, with the facts in the low byte, fill it. */
+/* The filter is a table of buckets of SEEN_WAYS slots, the most recent
+ * URL first: its hash's low bits choose the bucket, its high bits, with
+ * the facts in the low byte, fill a slot. */
 static inline uint64_t *
-seen_slot(const struct linkmat *lm, uint64_t h)
+seen_bucket(const struct linkmat *lm, uint64_t h)
 {
-	return &lm->seen[h & lm->seen_mask];
+	return &lm->seen[(h & lm->seen_mask) * SEEN_WAYS];
 }
 
 static void
 emit_node(struct linkmat *lm, const char *url, size_t len, uint64_t h, char ev)
 {
-	uint64_t *slot = seen_slot(lm, h), tag = h >> FACT_BITS << FACT_BITS;
-	unsigned facts = evidence_facts(ev), had = *slot >> FACT_BITS == h >> FACT_BITS ?
-	    (unsigned)(*slot & ((1u << FACT_BITS) - 1)) : 0;
+	uint64_t *way = seen_bucket(lm, h), tag = h >> FACT_BITS << FACT_BITS;
+	size_t w = 0;
+	while (w < SEEN_WAYS - 1 && way[w] >> FACT_BITS != h >> FACT_BITS)
+		w++;
+	unsigned facts = evidence_facts(ev), had = way[w] >> FACT_BITS == h >> FACT_BITS ?
+	    (unsigned)(way[w] & ((1u << FACT_BITS) - 1)) : 0;
 	if ((facts & ~had) == 0)
 		return;
-	*slot = tag | had | (facts & ~FACT_TYPE);
+	memmove(way + 1, way, w * sizeof *way);
+	way[0] = tag | had | (facts & ~FACT_TYPE);
 	if (!url_surt(url, lm->surt))
 		wa_die("internal error: no SURT key for %s", url);
 	FILE *f = lm->nodes.in;
@@ -152,6 +159,15 @@ batch_free(void *job)
 	free(bt->canon);
 }
 
+/* A bucket may straddle two cache lines. */
+static inline void
+seen_prefetch(const struct linkmat *lm, uint64_t h)
+{
+	const uint64_t *way = seen_bucket(lm, h);
+	__builtin_prefetch(way, 1);
+	__builtin_prefetch(way + SEEN_WAYS - 1, 1);
+}
+
 /* The canonical rows of a batch, in input order, to the sorts; run by the
  * pool on the main thread. */
 static void
@@ -166,9 +182,9 @@ emit_batch(void *arg, void *job)
 		/* The filter is larger than the caches: its slots are fetched
 		 * some rows ahead, so that the misses overlap. */
 		if (i + SEEN_AHEAD < bt->n && !r[SEEN_AHEAD].why) {
-			__builtin_prefetch(seen_slot(lm, r[SEEN_AHEAD].hash[0]), 1);
+			seen_prefetch(lm, r[SEEN_AHEAD].hash[0]);
 			if (!bt->pages)
-				__builtin_prefetch(seen_slot(lm, r[SEEN_AHEAD].hash[1]), 1);
+				seen_prefetch(lm, r[SEEN_AHEAD].hash[1]);
 		}
 		progress_set(&lm->pg, ++lm->rows);
 		bt->t->line = r->line;
@@ -252,6 +268,20 @@ read_input(struct linkmat *lm, const char *path, bool pages)
 	tsv_close(t);
 }
 
+/* The filter's slots, zeroed.  Its accesses are random: on pages of 4K
+ * each would miss the TLB too, hence huge pages where the system has them. */
+static uint64_t *
+seen_alloc(struct linkmat *lm, size_t entries)
+{
+	lm->seen_bytes = entries * sizeof *lm->seen;
+	void *p = mmap(NULL, lm->seen_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+	    -1, 0);
+	if (p == MAP_FAILED)
+		wa_die_errno("cannot allocate %zu bytes", lm->seen_bytes);
+	madvise(p, lm->seen_bytes, MADV_HUGEPAGE);
+	return p;
+}
+
 void
 linkmat_read(struct linkmat *lm, char **files, int nfiles)
 {
@@ -260,8 +290,8 @@ linkmat_read(struct linkmat *lm, char **files, int nfiles)
 	size_t entries = 1024;
 	while (entries * 2 * sizeof *lm->seen <= SHARE(lm, 1, 16))
 		entries *= 2;
-	lm->seen = wa_calloc(entries, sizeof *lm->seen);
-	lm->seen_mask = entries - 1;
+	lm->seen = seen_alloc(lm, entries);
+	lm->seen_mask = entries / SEEN_WAYS - 1;
 	sorter_start(&lm->nodes, "node lines", SHARE(lm, 1, 4), lm->nthreads, workdir_path(),
 	    true, -1);
 
@@ -277,7 +307,7 @@ linkmat_read(struct linkmat *lm, char **files, int nfiles)
 		read_input(lm, files[i], false);
 	progress_end(&lm->pg);
 	wa_pool_stop(&lm->pool, batch_free);
-	free(lm->seen);
+	munmap(lm->seen, lm->seen_bytes);
 	lm->seen = NULL;
 	sorter_close_input(&lm->nodes);
 	extsort_finish(lm->by_src);
