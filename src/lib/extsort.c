@@ -31,12 +31,19 @@ struct reader {
 	size_t cap, have, at;	/* in records */
 };
 
+/* A reader in the merge heap, with the most significant 8 bytes of its
+ * record, which order most pairs without a look at the records. */
+struct merge_top {
+	uint64_t key;
+	size_t rd;
+};
+
 struct merger {
 	int fd;
 	size_t rb;		/* the record size, for the heap's order */
 	struct reader *rd;
 	size_t nrd;
-	size_t *heap;		/* reader indices, smallest record on top */
+	struct merge_top *heap;	/* the readers, smallest record on top */
 	size_t heap_n;
 	uint8_t *bufs;
 };
@@ -446,14 +453,29 @@ reader_rec(size_t rb, const struct reader *r)
 	return r->buf + r->at * rb;
 }
 
-/* The reader whose record is least on top. */
-static inline bool
-record_before(const struct merger *m, const size_t *a, const size_t *b)
+/* The most significant 8 bytes of a record, as an integer. */
+static inline uint64_t
+record_key(const uint8_t *r, size_t rb)
 {
-	return rec_cmp(reader_rec(m->rb, &m->rd[*a]), reader_rec(m->rb, &m->rd[*b]), m->rb) < 0;
+	uint64_t k = 0;
+	if (rb >= 8)
+		memcpy(&k, r + rb - 8, 8);
+	else
+		memcpy(&k, r, rb);
+	return k;
 }
 
-HEAP_DEFINE_CTX(merge_heap, size_t, struct merger, record_before)
+/* The reader whose record is least on top. */
+static inline bool
+record_before(const struct merger *m, const struct merge_top *a, const struct merge_top *b)
+{
+	if (a->key != b->key)
+		return a->key < b->key;
+	return rec_cmp(reader_rec(m->rb, &m->rd[a->rd]), reader_rec(m->rb, &m->rd[b->rd]),
+	    m->rb) < 0;
+}
+
+HEAP_DEFINE_CTX(merge_heap, struct merge_top, struct merger, record_before)
 
 static void
 merger_close(struct merger *m)
@@ -492,7 +514,7 @@ merger_open(struct extsort *s, struct merger *m, int fd, const struct run *runs,
 		r->cap = cap;
 		r->buf = m->bufs + i * cap * s->rb;
 		if (reader_fill(s, fd, r))
-			m->heap[m->heap_n++] = i;
+			m->heap[m->heap_n++] = (struct merge_top){ record_key(r->buf, s->rb), i };
 	}
 	for (size_t i = m->heap_n; i-- > 0;)
 		merge_heap_sift_down(m, m->heap, m->heap_n, i);
@@ -504,10 +526,12 @@ merger_pop(struct extsort *s, struct merger *m, uint8_t *out)
 {
 	if (m->heap_n == 0)
 		return false;
-	struct reader *r = &m->rd[m->heap[0]];
+	struct reader *r = &m->rd[m->heap[0].rd];
 	memcpy(out, reader_rec(s->rb, r), s->rb);
 	if (++r->at == r->have && !reader_fill(s, m->fd, r))
 		m->heap[0] = m->heap[--m->heap_n];
+	else
+		m->heap[0].key = record_key(reader_rec(s->rb, r), s->rb);
 	merge_heap_sift_down(m, m->heap, m->heap_n, 0);
 	return true;
 }

@@ -119,7 +119,7 @@ void linkmat_dump_nodes(const struct linkmat *lm, const char *dir);
 
 /* Budget shares (wa-linkmat(1), "Memory and scratch space"), so that no
  * phase adds up to more than the budget.  Reading: the link sort 1/2, GNU
- * sort 1/4, the recent-lines filter 1/16.  The link sort then holds up to
+ * sort 1/4, the recent-lines filter 1/8.  The link sort then holds up to
  * 1/2, in memory or in read buffers, until the first join.  Numbering,
  * while GNU sort still writes: the map, the second GNU sort and the old
  * URLs 1/16 each, and the old graph's bitmap at most 1/8; then the URL

@@ -288,7 +288,7 @@ linkmat_read(struct linkmat *lm, char **files, int nfiles)
 	lm->by_src = extsort_new("links by source", workdir_path(), 16, SHARE(lm, 1, 2),
 	    big_sort(lm, EXTSORT_UNIQUE));
 	size_t entries = 1024;
-	while (entries * 2 * sizeof *lm->seen <= SHARE(lm, 1, 16))
+	while (entries * 2 * sizeof *lm->seen <= SHARE(lm, 1, 8))
 		entries *= 2;
 	lm->seen = seen_alloc(lm, entries);
 	lm->seen_mask = entries / SEEN_WAYS - 1;
