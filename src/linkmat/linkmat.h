@@ -71,7 +71,8 @@ struct linkmat {
 	struct wa_pool pool;		/* canonicalises batches of rows */
 	struct extsort *by_src;		/* (dst hash, src hash) */
 	struct sorter nodes;		/* SURT<TAB>URL<TAB>evidence */
-	uint64_t *seen;			/* lines recently given to sort */
+	uint64_t *seen;			/* URLs recently given to sort, and what
+					 * their lines told (read.c) */
 	size_t seen_mask, seen_bytes;
 	uint64_t rows, self_links, rejected, link_rows, hint_rows;
 	char surt[URL_BUFSIZE];
