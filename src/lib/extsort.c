@@ -31,12 +31,19 @@ struct reader {
 	size_t cap, have, at;	/* in records */
 };
 
+/* A reader in the merge heap, with the most significant 8 bytes of its
+ * record, which order most pairs without a look at the records. */
+struct merge_top {
+	uint64_t key;
+	size_t rd;
+};
+
 struct merger {
 	int fd;
 	size_t rb;		/* the record size, for the heap's order */
 	struct reader *rd;
 	size_t nrd;
-	size_t *heap;		/* reader indices, smallest record on top */
+	struct merge_top *heap;	/* the readers, smallest record on top */
 	size_t heap_n;
 	uint8_t *bufs;
 };
@@ -104,90 +111,172 @@ rec_cmp(const uint8_t *a, const uint8_t *b, size_t rb)
 	}
 }
 
-/* LSD radix sort on bytes [0, nbytes), a byte a pass from the least
- * significant; a byte that is the same in every record costs no pass (the
- * high bytes of small ids).  The result is in a. */
-static inline __attribute__((always_inline)) void
-lsd_sort(uint8_t *a, uint8_t *tmp, size_t n, size_t rb, size_t nbytes)
-{
-	size_t count[16][256];
+/* Below this many records a bucket is sorted by insertion. */
+#define RADIX_SMALL 32
+/* Below this many records a second thread costs more than it saves. */
+#define PARALLEL_SORT_MIN (1u << 16)
 
-	if (n < 2)
-		return;
-	memset(count, 0, sizeof count);
-	for (size_t i = 0; i < n; i++)
-		for (size_t b = 0; b < nbytes; b++)
-			count[b][a[i * rb + b]]++;
-	uint8_t *src = a, *dst = tmp;
-	for (size_t b = 0; b < nbytes; b++) {
-		if (count[b][a[b]] == n)
-			continue;
-		size_t off[256], sum = 0;
-		for (int v = 0; v < 256; v++) {
-			off[v] = sum;
-			sum += count[b][v];
-		}
-		for (size_t i = 0; i < n; i++) {
-			const uint8_t *r = src + i * rb;
-			memcpy(dst + off[r[b]]++ * rb, r, rb);
-		}
-		uint8_t *t = src;
-		src = dst;
-		dst = t;
+static inline __attribute__((always_inline)) void
+insertion_sort(uint8_t *a, size_t n, size_t rb)
+{
+	uint8_t r[16];
+	for (size_t i = 1; i < n; i++) {
+		size_t j = i;
+		memcpy(r, a + i * rb, rb);
+		for (; j > 0 && rec_cmp(a + (j - 1) * rb, r, rb) > 0; j--)
+			memcpy(a + j * rb, a + (j - 1) * rb, rb);
+		memcpy(a + j * rb, r, rb);
 	}
-	if (src != a)
-		memcpy(a, src, n * rb);
 }
 
-/* Past this many bytes a pass over the whole array misses the cache: one
- * pass on the most significant varying byte splits it into buckets that
- * the LSD passes then sort one at a time, in cache. */
-#define RADIX_CACHE (1u << 20)
-
-static inline __attribute__((always_inline)) void
-radix_sort_rb(uint8_t *a, uint8_t *tmp, size_t n, size_t rb)
+/* A level of the MSD radix sort of the n records of x, on bytes [0, *top],
+ * the higher ones being equal in every record: finds the most significant
+ * of those bytes that varies, counts its values in count and scatters x
+ * by it into y, in buckets.  False when every record is the same from
+ * *top down: x is sorted. */
+static inline __attribute__((always_inline)) bool
+msd_scatter(const uint8_t *x, uint8_t *y, size_t n, size_t rb, size_t *top, size_t count[256])
 {
-	if (n * rb <= RADIX_CACHE) {
-		lsd_sort(a, tmp, n, rb, rb);
-		return;
-	}
-	size_t top = rb;
-	size_t count[256], off[256];
 	for (;;) {
-		if (top == 0)
-			return;
-		top--;
-		memset(count, 0, sizeof count);
+		memset(count, 0, 256 * sizeof *count);
 		for (size_t i = 0; i < n; i++)
-			count[a[i * rb + top]]++;
-		if (count[a[top]] != n)
+			count[x[i * rb + *top]]++;
+		if (count[x[*top]] != n)
 			break;
+		if (*top == 0)
+			return true;
+		(*top)--;
 	}
-	size_t sum = 0;
+	size_t off[256], sum = 0;
 	for (int v = 0; v < 256; v++) {
 		off[v] = sum;
 		sum += count[v];
 	}
 	for (size_t i = 0; i < n; i++) {
-		const uint8_t *r = a + i * rb;
-		memcpy(tmp + off[r[top]]++ * rb, r, rb);
+		const uint8_t *r = x + i * rb;
+		memcpy(y + off[r[*top]]++ * rb, r, rb);
 	}
-	for (int v = 0; v < 256; v++) {
-		size_t first = off[v] - count[v];
-		lsd_sort(tmp + first * rb, a + first * rb, count[v], rb, top);
-		memcpy(a + first * rb, tmp + first * rb, count[v] * rb);
+	return false;
+}
+
+/* The sort of a bucket, the same for one record size: its records are in
+ * x, the result ends in y if into_y, else in x; y is as large. */
+typedef void msd_fn(uint8_t *x, uint8_t *y, size_t n, size_t top, bool into_y);
+
+/* After msd_scatter by byte top: sorts the buckets of values [from, to),
+ * so that they end in their place in y if into_y, else in x. */
+static inline __attribute__((always_inline)) void
+msd_buckets(uint8_t *x, uint8_t *y, size_t rb, size_t top, bool into_y,
+    const size_t count[256], int from, int to, msd_fn *sort_bucket)
+{
+	size_t first = 0;
+	for (int v = 0; v < from; v++)
+		first += count[v] * rb;
+	for (int v = from; v < to; first += count[v++] * rb) {
+		if (count[v] == 0)
+			continue;
+		if (top > 0)
+			sort_bucket(y + first, x + first, count[v], top - 1, !into_y);
+		else if (!into_y)
+			memcpy(x + first, y + first, count[v] * rb);
 	}
 }
 
+/* MSD radix sort, a byte a level from the most significant one that
+ * varies: random keys take a few levels, not one pass a byte, and past the
+ * first two levels a bucket is in the cache. */
+static inline __attribute__((always_inline)) void
+msd_sort(uint8_t *x, uint8_t *y, size_t n, size_t rb, size_t top, bool into_y,
+    msd_fn *sort_bucket)
+{
+	size_t count[256];
+	if (n < RADIX_SMALL) {
+		insertion_sort(x, n, rb);
+	} else if (!msd_scatter(x, y, n, rb, &top, count)) {
+		msd_buckets(x, y, rb, top, into_y, count, 0, 256, sort_bucket);
+		return;
+	}
+	if (into_y)
+		memcpy(y, x, n * rb);
+}
+
+#define MSD_SORT_OF_SIZE(RB) \
+	static void \
+	msd_sort##RB(uint8_t *x, uint8_t *y, size_t n, size_t top, bool into_y) \
+	{ \
+		msd_sort(x, y, n, RB, top, into_y, msd_sort##RB); \
+	}
+MSD_SORT_OF_SIZE(4)
+MSD_SORT_OF_SIZE(8)
+MSD_SORT_OF_SIZE(12)
+MSD_SORT_OF_SIZE(16)
+
+/* Sorts the n records of a, with tmp as scratch of the same size. */
 static void
 radix_sort(uint8_t *a, uint8_t *tmp, size_t n, size_t rb)
 {
 	switch (rb) {
-	case 4: radix_sort_rb(a, tmp, n, 4); break;
-	case 8: radix_sort_rb(a, tmp, n, 8); break;
-	case 12: radix_sort_rb(a, tmp, n, 12); break;
-	default: radix_sort_rb(a, tmp, n, 16); break;
+	case 4: msd_sort4(a, tmp, n, 3, false); break;
+	case 8: msd_sort8(a, tmp, n, 7, false); break;
+	case 12: msd_sort12(a, tmp, n, 11, false); break;
+	default: msd_sort16(a, tmp, n, 15, false); break;
 	}
+}
+
+/* Half of the buckets of the first level, for a second thread. */
+struct bucket_range {
+	uint8_t *a, *tmp;
+	size_t rb, top;
+	const size_t *count;
+	int from, to;
+};
+
+static void *
+sort_bucket_range(void *arg)
+{
+	const struct bucket_range *h = arg;
+	switch (h->rb) {
+	case 4: msd_buckets(h->a, h->tmp, 4, h->top, false, h->count, h->from, h->to, msd_sort4); break;
+	case 8: msd_buckets(h->a, h->tmp, 8, h->top, false, h->count, h->from, h->to, msd_sort8); break;
+	case 12: msd_buckets(h->a, h->tmp, 12, h->top, false, h->count, h->from, h->to, msd_sort12); break;
+	default: msd_buckets(h->a, h->tmp, 16, h->top, false, h->count, h->from, h->to, msd_sort16); break;
+	}
+	return NULL;
+}
+
+/* radix_sort on two threads, the caller's and another, when the caller
+ * waits for the result: the first level splits the records, each thread
+ * sorts about half of its buckets. */
+static void
+radix_sort_2(uint8_t *a, uint8_t *tmp, size_t n, size_t rb)
+{
+	size_t count[256], top = rb - 1;
+	if (n < PARALLEL_SORT_MIN) {
+		radix_sort(a, tmp, n, rb);
+		return;
+	}
+	bool sorted;
+	switch (rb) {
+	case 4: sorted = msd_scatter(a, tmp, n, 4, &top, count); break;
+	case 8: sorted = msd_scatter(a, tmp, n, 8, &top, count); break;
+	case 12: sorted = msd_scatter(a, tmp, n, 12, &top, count); break;
+	default: sorted = msd_scatter(a, tmp, n, 16, &top, count); break;
+	}
+	if (sorted)
+		return;
+	int mid = 0;
+	for (size_t below = 0; mid < 256 && below + count[mid] <= n / 2; mid++)
+		below += count[mid];
+	struct bucket_range lo = { a, tmp, rb, top, count, 0, mid }, hi = lo;
+	hi.from = mid;
+	hi.to = 256;
+	pthread_t helper;
+	bool two = wa_thread_start(&helper, sort_bucket_range, &hi) == 0;
+	sort_bucket_range(&lo);
+	if (two)
+		pthread_join(helper, NULL);
+	else
+		sort_bucket_range(&hi);
 }
 
 struct extsort *
@@ -242,16 +331,20 @@ dedup(uint8_t *a, size_t n, size_t rb)
 	return j;
 }
 
-/* Sorts n records of a in place; returns how many remain unique. */
+/* Sorts n records of a in place, on two threads if the caller waits for
+ * it and the sort may use threads; returns how many remain unique. */
 static size_t
-sort_records(struct extsort *s, uint8_t *a, size_t n)
+sort_records(struct extsort *s, uint8_t *a, size_t n, bool caller_waits)
 {
 	if (s->scratch_cap < n) {
 		free(s->scratch);
 		s->scratch_cap = s->cap > n ? s->cap : n;
 		s->scratch = wa_reallocarray(NULL, s->scratch_cap, s->rb);
 	}
-	radix_sort(a, s->scratch, n, s->rb);
+	if (caller_waits && s->flags & EXTSORT_BACKGROUND)
+		radix_sort_2(a, s->scratch, n, s->rb);
+	else
+		radix_sort(a, s->scratch, n, s->rb);
 	return s->flags & EXTSORT_UNIQUE ? dedup(a, n, s->rb) : n;
 }
 
@@ -279,7 +372,7 @@ static void *
 spill_thread(void *arg)
 {
 	struct extsort *s = arg;
-	write_run(s, s->spare, sort_records(s, s->spare, s->spare_n));
+	write_run(s, s->spare, sort_records(s, s->spare, s->spare_n, false));
 	return NULL;
 }
 
@@ -297,7 +390,7 @@ spill(struct extsort *s)
 	if (s->fd < 0)
 		s->fd = scratch_file(s);
 	if (!(s->flags & EXTSORT_BACKGROUND)) {
-		write_run(s, s->buf, sort_records(s, s->buf, s->n));
+		write_run(s, s->buf, sort_records(s, s->buf, s->n, false));
 		s->n = 0;
 		return;
 	}
@@ -360,14 +453,29 @@ reader_rec(size_t rb, const struct reader *r)
 	return r->buf + r->at * rb;
 }
 
-/* The reader whose record is least on top. */
-static inline bool
-record_before(const struct merger *m, const size_t *a, const size_t *b)
+/* The most significant 8 bytes of a record, as an integer. */
+static inline uint64_t
+record_key(const uint8_t *r, size_t rb)
 {
-	return rec_cmp(reader_rec(m->rb, &m->rd[*a]), reader_rec(m->rb, &m->rd[*b]), m->rb) < 0;
+	uint64_t k = 0;
+	if (rb >= 8)
+		memcpy(&k, r + rb - 8, 8);
+	else
+		memcpy(&k, r, rb);
+	return k;
 }
 
-HEAP_DEFINE_CTX(merge_heap, size_t, struct merger, record_before)
+/* The reader whose record is least on top. */
+static inline bool
+record_before(const struct merger *m, const struct merge_top *a, const struct merge_top *b)
+{
+	if (a->key != b->key)
+		return a->key < b->key;
+	return rec_cmp(reader_rec(m->rb, &m->rd[a->rd]), reader_rec(m->rb, &m->rd[b->rd]),
+	    m->rb) < 0;
+}
+
+HEAP_DEFINE_CTX(merge_heap, struct merge_top, struct merger, record_before)
 
 static void
 merger_close(struct merger *m)
@@ -406,7 +514,7 @@ merger_open(struct extsort *s, struct merger *m, int fd, const struct run *runs,
 		r->cap = cap;
 		r->buf = m->bufs + i * cap * s->rb;
 		if (reader_fill(s, fd, r))
-			m->heap[m->heap_n++] = i;
+			m->heap[m->heap_n++] = (struct merge_top){ record_key(r->buf, s->rb), i };
 	}
 	for (size_t i = m->heap_n; i-- > 0;)
 		merge_heap_sift_down(m, m->heap, m->heap_n, i);
@@ -418,10 +526,12 @@ merger_pop(struct extsort *s, struct merger *m, uint8_t *out)
 {
 	if (m->heap_n == 0)
 		return false;
-	struct reader *r = &m->rd[m->heap[0]];
+	struct reader *r = &m->rd[m->heap[0].rd];
 	memcpy(out, reader_rec(s->rb, r), s->rb);
 	if (++r->at == r->have && !reader_fill(s, m->fd, r))
 		m->heap[0] = m->heap[--m->heap_n];
+	else
+		m->heap[0].key = record_key(reader_rec(s->rb, r), s->rb);
 	merge_heap_sift_down(m, m->heap, m->heap_n, 0);
 	return true;
 }
@@ -491,12 +601,11 @@ extsort_finish(struct extsort *s)
 	s->finished = true;
 	wait_spill(s);
 	if (s->nruns == 0) {
-		s->n = sort_records(s, s->buf, s->n);
+		s->n = sort_records(s, s->buf, s->n, true);
 		s->in_memory = true;
 	} else {
 		if (s->n > 0)
-			spill(s);
-		wait_spill(s);
+			write_run(s, s->buf, sort_records(s, s->buf, s->n, true));
 		free(s->buf);
 		free(s->spare);
 		s->spare = NULL;

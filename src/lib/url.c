@@ -622,6 +622,13 @@ canon_cleaned(const char *s, char *out, const char **why)
 bool
 url_canon(const char *in, char *out, const char **why)
 {
+	/* A canonical URL has no byte that cleaning drops, nor a fragment:
+	 * it is its own cleaned input. */
+	size_t n = strnlen(in, URL_MAX + 1);
+	if (url_fast_path && n <= URL_MAX && already_canonical(in)) {
+		memcpy(out, in, n + 1);
+		return true;
+	}
 	char s[URL_BUFSIZE];
 	return clean_input(in, s, why) && canon_cleaned(s, out, why);
 }

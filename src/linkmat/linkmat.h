@@ -71,8 +71,9 @@ struct linkmat {
 	struct wa_pool pool;		/* canonicalises batches of rows */
 	struct extsort *by_src;		/* (dst hash, src hash) */
 	struct sorter nodes;		/* SURT<TAB>URL<TAB>evidence */
-	uint64_t *seen;			/* lines recently given to sort */
-	size_t seen_mask;
+	uint64_t *seen;			/* URLs recently given to sort, and what
+					 * their lines told (read.c) */
+	size_t seen_mask, seen_bytes;
 	uint64_t rows, self_links, rejected, link_rows, hint_rows;
 	char surt[URL_BUFSIZE];
 	/* number */
@@ -119,7 +120,7 @@ void linkmat_dump_nodes(const struct linkmat *lm, const char *dir);
 
 /* Budget shares (wa-linkmat(1), "Memory and scratch space"), so that no
  * phase adds up to more than the budget.  Reading: the link sort 1/2, GNU
- * sort 1/4, the recent-lines filter 1/16.  The link sort then holds up to
+ * sort 1/4, the recent-lines filter 1/8.  The link sort then holds up to
  * 1/2, in memory or in read buffers, until the first join.  Numbering,
  * while GNU sort still writes: the map, the second GNU sort and the old
  * URLs 1/16 each, and the old graph's bitmap at most 1/8; then the URL

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "linkmat.h"
 #include "linkstream.h"
@@ -18,6 +19,8 @@
 #include "workdir.h"
 
 #define BATCH_ROWS 4096
+#define SEEN_AHEAD 16
+#define SEEN_WAYS 4
 
 struct row {
 	uint64_t line;
@@ -41,15 +44,49 @@ struct batch {
 	size_t raw_len, raw_cap, canon_len, canon_cap;
 };
 
+/* What a node line tells number.c of its URL, beyond the line of another
+ * evidence: a line whose facts the URL's recent lines already gave adds
+ * nothing and is not written.  The filter keeps no types: page lines
+ * always go. */
+enum { FACT_NODE = 1, FACT_FETCHED = 2, FACT_XML_LINK = 4, FACT_TYPE = 8, FACT_BITS = 8 };
+
+static unsigned
+evidence_facts(char ev)
+{
+	switch (ev) {
+	case EV_TARGET:
+		return FACT_NODE;
+	case EV_XML_TARGET:
+		return FACT_NODE | FACT_XML_LINK;
+	case EV_SOURCE:
+		return FACT_NODE | FACT_FETCHED;
+	default:
+		return FACT_NODE | FACT_FETCHED | FACT_TYPE;
+	}
+}
+
+/* The filter is a table of buckets of SEEN_WAYS slots, the most recent
+ * URL first: its hash's low bits choose the bucket, its high bits, with
+ * the facts in the low byte, fill a slot. */
+static inline uint64_t *
+seen_bucket(const struct linkmat *lm, uint64_t h)
+{
+	return &lm->seen[(h & lm->seen_mask) * SEEN_WAYS];
+}
+
 static void
 emit_node(struct linkmat *lm, const char *url, size_t len, uint64_t h, char ev)
 {
-	uint64_t key = h ^ ((uint64_t)(unsigned char)ev * HASH_GOLDEN64);
-	key += key == 0;
-	uint64_t *slot = &lm->seen[key & lm->seen_mask];
-	if (*slot == key)
+	uint64_t *way = seen_bucket(lm, h), tag = h >> FACT_BITS << FACT_BITS;
+	size_t w = 0;
+	while (w < SEEN_WAYS - 1 && way[w] >> FACT_BITS != h >> FACT_BITS)
+		w++;
+	unsigned facts = evidence_facts(ev), had = way[w] >> FACT_BITS == h >> FACT_BITS ?
+	    (unsigned)(way[w] & ((1u << FACT_BITS) - 1)) : 0;
+	if ((facts & ~had) == 0)
 		return;
-	*slot = key;
+	memmove(way + 1, way, w * sizeof *way);
+	way[0] = tag | had | (facts & ~FACT_TYPE);
 	if (!url_surt(url, lm->surt))
 		wa_die("internal error: no SURT key for %s", url);
 	FILE *f = lm->nodes.in;
@@ -122,6 +159,15 @@ batch_free(void *job)
 	free(bt->canon);
 }
 
+/* A bucket may straddle two cache lines. */
+static inline void
+seen_prefetch(const struct linkmat *lm, uint64_t h)
+{
+	const uint64_t *way = seen_bucket(lm, h);
+	__builtin_prefetch(way, 1);
+	__builtin_prefetch(way + SEEN_WAYS - 1, 1);
+}
+
 /* The canonical rows of a batch, in input order, to the sorts; run by the
  * pool on the main thread. */
 static void
@@ -133,6 +179,13 @@ emit_batch(void *arg, void *job)
 	uint64_t line = bt->t->line;
 	for (size_t i = 0; i < bt->n; i++) {
 		const struct row *r = &bt->rows[i];
+		/* The filter is larger than the caches: its slots are fetched
+		 * some rows ahead, so that the misses overlap. */
+		if (i + SEEN_AHEAD < bt->n && !r[SEEN_AHEAD].why) {
+			seen_prefetch(lm, r[SEEN_AHEAD].hash[0]);
+			if (!bt->pages)
+				seen_prefetch(lm, r[SEEN_AHEAD].hash[1]);
+		}
 		progress_set(&lm->pg, ++lm->rows);
 		bt->t->line = r->line;
 		if (r->why) {
@@ -215,16 +268,30 @@ read_input(struct linkmat *lm, const char *path, bool pages)
 	tsv_close(t);
 }
 
+/* The filter's slots, zeroed.  Its accesses are random: on pages of 4K
+ * each would miss the TLB too, hence huge pages where the system has them. */
+static uint64_t *
+seen_alloc(struct linkmat *lm, size_t entries)
+{
+	lm->seen_bytes = entries * sizeof *lm->seen;
+	void *p = mmap(NULL, lm->seen_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+	    -1, 0);
+	if (p == MAP_FAILED)
+		wa_die_errno("cannot allocate %zu bytes", lm->seen_bytes);
+	madvise(p, lm->seen_bytes, MADV_HUGEPAGE);
+	return p;
+}
+
 void
 linkmat_read(struct linkmat *lm, char **files, int nfiles)
 {
 	lm->by_src = extsort_new("links by source", workdir_path(), 16, SHARE(lm, 1, 2),
 	    big_sort(lm, EXTSORT_UNIQUE));
 	size_t entries = 1024;
-	while (entries * 2 * sizeof *lm->seen <= SHARE(lm, 1, 16))
+	while (entries * 2 * sizeof *lm->seen <= SHARE(lm, 1, 8))
 		entries *= 2;
-	lm->seen = wa_calloc(entries, sizeof *lm->seen);
-	lm->seen_mask = entries - 1;
+	lm->seen = seen_alloc(lm, entries);
+	lm->seen_mask = entries / SEEN_WAYS - 1;
 	sorter_start(&lm->nodes, "node lines", SHARE(lm, 1, 4), lm->nthreads, workdir_path(),
 	    true, -1);
 
@@ -240,7 +307,7 @@ linkmat_read(struct linkmat *lm, char **files, int nfiles)
 		read_input(lm, files[i], false);
 	progress_end(&lm->pg);
 	wa_pool_stop(&lm->pool, batch_free);
-	free(lm->seen);
+	munmap(lm->seen, lm->seen_bytes);
 	lm->seen = NULL;
 	sorter_close_input(&lm->nodes);
 	extsort_finish(lm->by_src);
