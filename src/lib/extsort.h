@@ -8,8 +8,9 @@
  * scratch array takes the other half) and written as a sorted run to a
  * scratch file.  With EXTSORT_BACKGROUND a thread sorts and writes a run
  * while the next one fills, each taking a third of the budget, and
- * extsort_finish sorts what is left in memory on two threads.  The end merges the runs, in several passes when the
- * budget cannot give each run a read buffer at once.  A sort whose records
+ * extsort_finish sorts what is left in memory on two threads.  The end
+ * merges the runs, in several passes when the budget cannot give each run
+ * a read buffer at once.  A sort whose records
  * fit in memory never touches the disk.
  *
  * Scratch files are unlinked as soon as they are created, so that neither
