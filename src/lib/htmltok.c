@@ -45,6 +45,7 @@ struct htmltok {
 	char *names;
 	size_t names_len, names_cap;
 	bool form_open, in_select, in_frameset, frameset_ok;
+	size_t framesets_open;	/* in_frameset: 0 after the last one's end */
 };
 
 struct htmltok *
@@ -745,8 +746,10 @@ static enum text_state
 html_start_tag(struct htmltok *t, unsigned f)
 {
 	if (t->in_frameset) {
-		if (f & T_FRAME)
+		if (t->framesets_open && (f & (T_FRAME | T_FRAMESET)))
 			emit(t);
+		if (t->framesets_open && (f & T_FRAMESET))
+			t->framesets_open++;
 		return f & T_NOFRAMES ? TEXT_RAWTEXT : TEXT_DATA;
 	}
 	if (t->in_select) {
@@ -767,6 +770,7 @@ html_start_tag(struct htmltok *t, unsigned f)
 	if (f & T_FRAMESET) {
 		if (t->frameset_ok) {
 			t->in_frameset = true;
+			t->framesets_open = 1;
 			pop_to(t, 0);
 			emit(t);
 		}
@@ -821,8 +825,11 @@ static void
 html_end_tag(struct htmltok *t)
 {
 	const char *name = t->buf;
-	if (t->in_frameset)
+	if (t->in_frameset) {
+		if (t->framesets_open && strcmp(name, "frameset") == 0)
+			t->framesets_open--;
 		return;
+	}
 	if (t->in_select) {
 		if (strcmp(name, "select") == 0)
 			t->in_select = false;
@@ -928,6 +935,7 @@ htmltok_parse(struct htmltok *tok, const unsigned char *html, size_t len,
 	t->arg = arg;
 	pop_to(t, 0);
 	t->form_open = t->in_select = t->in_frameset = false;
+	t->framesets_open = 0;
 	t->frameset_ok = true;
 	while (t->p < t->end) {
 		const unsigned char *lt = memchr(t->p, '<', (size_t)(t->end - t->p));
