@@ -108,7 +108,8 @@ grow(void *p, size_t *cap, size_t need, size_t size)
 static void
 put(struct htmltok *t, const void *s, size_t n)
 {
-	t->buf = grow(t->buf, &t->cap, t->len + n, 1);
+	if (t->len + n > t->cap)
+		t->buf = grow(t->buf, &t->cap, t->len + n, 1);
 	memcpy(t->buf + t->len, s, n);
 	t->len += n;
 }
@@ -116,7 +117,9 @@ put(struct htmltok *t, const void *s, size_t n)
 static void
 put_byte(struct htmltok *t, char c)
 {
-	put(t, &c, 1);
+	if (t->len == t->cap)
+		t->buf = grow(t->buf, &t->cap, t->len + 1, 1);
+	t->buf[t->len++] = c;
 }
 
 static void
@@ -264,6 +267,14 @@ read_name(struct htmltok *t, bool attribute)
 {
 	const unsigned char *p = t->p, *end = t->end;
 	while (p < end) {
+		/* Names are mostly lower case letters, digits and '-'. */
+		const unsigned char *run = p;
+		while (p < end && ((unsigned char)(*p - 'a') < 26 || is_digit(*p) ||
+		    *p == '-'))
+			p++;
+		put(t, run, (size_t)(p - run));
+		if (p == end)
+			break;
 		unsigned char c = *p;
 		if (is_space(c) || c == '/' || c == '>' || (attribute && c == '='))
 			break;
@@ -652,18 +663,26 @@ static const struct tag_kind {
 	{ "xmp", T_RAWTEXT | T_NOT_FRAMESET_OK },
 };
 
-static int
-compare_kind(const void *name, const void *kind)
-{
-	return strcmp(name, ((const struct tag_kind *)kind)->name);
-}
-
+/* A binary search that compares the first letters itself: every tag is
+ * looked up. */
 static unsigned
 tag_flags(const char *name)
 {
-	const struct tag_kind *k = bsearch(name, tag_kinds,
-	    sizeof tag_kinds / sizeof *tag_kinds, sizeof *tag_kinds, compare_kind);
-	return k ? k->flags : 0;
+	size_t lo = 0, hi = sizeof tag_kinds / sizeof *tag_kinds;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const char *k = tag_kinds[mid].name;
+		int c = (unsigned char)name[0] - (unsigned char)k[0];
+		if (c == 0)
+			c = strcmp(name, k);
+		if (c == 0)
+			return tag_kinds[mid].flags;
+		if (c < 0)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return 0;
 }
 
 static bool

@@ -11,13 +11,21 @@
  * inside a noscript element are left out of Gumbo's list.
  *
  * Prints "differ FILE" for each page whose lists differ (with -v, both
- * lists), then "pages N differ M"; exits 1 if any differs. */
+ * lists), then "pages N differ M"; exits 1 if any differs.
+ *
+ * html-oracle --bench FILE... measures the parse alone instead: the CPU
+ * time of the tokenizer and of libxml2's HTML parser (SAX, a start
+ * element callback that does nothing, the options wa-extract gives it)
+ * over the pages held in memory, three rounds each, alternating; prints
+ * the best of each in MB/s. */
 #include <errno.h>
 #include <gumbo.h>
+#include <libxml/HTMLparser.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "htmltok.h"
 #include "msg.h"
@@ -183,9 +191,97 @@ slurp(const char *path, size_t *len)
 	return buf;
 }
 
+static void
+ignore_element(void *arg, const char *name, const char *const *atts)
+{
+	(void)arg;
+	(void)name;
+	(void)atts;
+}
+
+static void
+ignore_sax_element(void *ctx, const xmlChar *name, const xmlChar **atts)
+{
+	(void)ctx;
+	(void)name;
+	(void)atts;
+}
+
+static void
+ignore_message(void *ctx, const char *msg, ...)
+{
+	(void)ctx;
+	(void)msg;
+}
+
+static double
+cpu_seconds(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void
+libxml2_parse(const char *html, size_t len)
+{
+	htmlParserCtxtPtr ctxt = htmlCreateMemoryParserCtxt(len ? html : " ",
+	    len ? (int)len : 1);
+	xmlSAXHandler sax;
+	memset(&sax, 0, sizeof sax);
+	sax.startElement = ignore_sax_element;
+	sax.initialized = 1;
+	*ctxt->sax = sax;
+	htmlCtxtUseOptions(ctxt, HTML_PARSE_RECOVER | HTML_PARSE_NOERROR |
+	    HTML_PARSE_NOWARNING | HTML_PARSE_NONET);
+	htmlParseDocument(ctxt);
+	if (ctxt->myDoc)
+		xmlFreeDoc(ctxt->myDoc);
+	htmlFreeParserCtxt(ctxt);
+}
+
+static int
+bench(int n, char **paths)
+{
+	char **pages = wa_malloc((size_t)n * sizeof *pages);
+	size_t *lens = wa_malloc((size_t)n * sizeof *lens), total = 0;
+	for (int i = 0; i < n; i++)
+		pages[i] = slurp(paths[i], &lens[i]);
+	for (int i = 0; i < n; i++)
+		total += lens[i];
+	xmlSetGenericErrorFunc(NULL, ignore_message);
+	struct htmltok *tok = htmltok_new();
+	double best_tok = 1e30, best_xml = 1e30;
+	for (int round = 0; round < 3; round++) {
+		double t0 = cpu_seconds();
+		for (int i = 0; i < n; i++)
+			htmltok_parse(tok, (const unsigned char *)pages[i], lens[i],
+			    ignore_element, NULL);
+		double t1 = cpu_seconds();
+		for (int i = 0; i < n; i++)
+			libxml2_parse(pages[i], lens[i]);
+		double t2 = cpu_seconds();
+		if (t1 - t0 < best_tok)
+			best_tok = t1 - t0;
+		if (t2 - t1 < best_xml)
+			best_xml = t2 - t1;
+	}
+	printf("pages %d bytes %zu\nhtmltok %.3f s %.1f MB/s\nlibxml2 %.3f s %.1f MB/s\n"
+	    "ratio %.2f\n", n, total, best_tok, (double)total / best_tok / 1e6,
+	    best_xml, (double)total / best_xml / 1e6, best_xml / best_tok);
+	htmltok_free(tok);
+	for (int i = 0; i < n; i++)
+		free(pages[i]);
+	free(pages);
+	free(lens);
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
+	if (argc > 1 && strcmp(argv[1], "--bench") == 0)
+		return bench(argc - 2, argv + 2);
 	bool verbose = argc > 1 && strcmp(argv[1], "-v") == 0;
 	struct htmltok *tok = htmltok_new();
 	long pages = 0, differ = 0;
