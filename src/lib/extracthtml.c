@@ -9,6 +9,7 @@
 #include <libxml/parserInternals.h>
 
 #include "extractpriv.h"
+#include "htmltok.h"
 #include "msg.h"
 #include "utf8.h"
 
@@ -192,16 +193,6 @@ meta_says_utf8(const unsigned char *body, size_t len)
 	return false;
 }
 
-/* The code points that the HTML standard's numeric character reference
- * end state gives for the references to U+0080..U+009F: the characters of
- * windows-1252 at those bytes (the five it leaves undefined stay). */
-static const uint16_t c1_windows1252[32] = {
-	0x20ac, 0x0081, 0x201a, 0x0192, 0x201e, 0x2026, 0x2020, 0x2021,
-	0x02c6, 0x2030, 0x0160, 0x2039, 0x0152, 0x008d, 0x017d, 0x008f,
-	0x0090, 0x2018, 0x2019, 0x201c, 0x201d, 0x2022, 0x2013, 0x2014,
-	0x02dc, 0x2122, 0x0161, 0x203a, 0x0153, 0x009d, 0x017e, 0x0178,
-};
-
 /* If the numeric character reference at p ("&#65;", "&#x41", with or
  * without its ';') is one that libxml2's HTML parser reads otherwise than
  * the HTML standard, its length, with the replacement in rep (*rlen
@@ -230,12 +221,8 @@ charref_fix(const unsigned char *p, const unsigned char *end, char rep[16],
 		return 0;
 	if (q < end && *q == ';')
 		q++;
-	uint32_t c = v;
-	if (v == 0 || v > 0x10ffff || (v >= 0xd800 && v <= 0xdfff) ||
-	    v == 0xfffe || v == 0xffff)
-		c = 0xfffd;
-	else if (v >= 0x80 && v <= 0x9f)
-		c = c1_windows1252[v - 0x80];
+	uint32_t c = v == 0xfffe || v == 0xffff ? 0xfffd :
+	    htmltok_charref_code_point(v);
 	if (c == v && xmlIsCharQ(v))
 		return 0;
 	if (c < 0x80) {
