@@ -108,6 +108,8 @@ grow(void *p, size_t *cap, size_t need, size_t size)
 static void
 put(struct htmltok *t, const void *s, size_t n)
 {
+	if (n == 0)
+		return;
 	if (t->len + n > t->cap)
 		t->buf = grow(t->buf, &t->cap, t->len + n, 1);
 	memcpy(t->buf + t->len, s, n);

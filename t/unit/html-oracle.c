@@ -162,7 +162,8 @@ from_gumbo(struct text *out, const GumboNode *document)
 {
 	struct found_list list = { 0 };
 	collect(&list, document);
-	qsort(list.v, list.n, sizeof *list.v, by_offset);
+	if (list.n)
+		qsort(list.v, list.n, sizeof *list.v, by_offset);
 	for (size_t i = 0; i < list.n; i++) {
 		append(out, list.v[i].line.s, list.v[i].line.len);
 		free(list.v[i].line.s);
