@@ -310,6 +310,30 @@ repair_html(const unsigned char *body, size_t len, bool utf8,
 	return o + (size_t)(end - run);
 }
 
+/* Whether none of the 8 bytes of w is non-ASCII or ESC (which begins the
+ * shifts of ISO-2022 charsets). */
+static bool
+ascii8(uint64_t w)
+{
+	const uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
+	uint64_t esc = w ^ (ones * 0x1b);
+	return !((w | ((esc - ones) & ~esc)) & highs);
+}
+
+static bool
+ascii_text(const unsigned char *p, size_t len)
+{
+	const unsigned char *end = p + len;
+	uint64_t w;
+	for (; end - p >= 8; p += 8)
+		if (memcpy(&w, p, 8), !ascii8(w))
+			return false;
+	for (; p < end; p++)
+		if (*p >= 0x80 || *p == 0x1b)
+			return false;
+	return true;
+}
+
 /* Whether a charset has characters of more than one byte each, some of
  * whose bytes are NUL: UTF-16 and UTF-32 by their names and their WHATWG
  * labels. */
@@ -326,19 +350,51 @@ is_wide(const char *charset)
 	return strcasecmp(charset, "unicode") == 0;
 }
 
+/* Whether the page's charset is wide: is_wide, or so detected by libxml2
+ * when none is named. */
+static bool
+wide_page(const char *charset, const unsigned char *body, size_t len)
+{
+	xmlCharEncoding enc = charset || len < 4 ? XML_CHAR_ENCODING_NONE :
+	    xmlDetectCharEncoding(body, 4);
+	return charset ? is_wide(charset) : enc == XML_CHAR_ENCODING_UTF16LE ||
+	    enc == XML_CHAR_ENCODING_UTF16BE || enc == XML_CHAR_ENCODING_UCS4LE ||
+	    enc == XML_CHAR_ENCODING_UCS4BE || enc == XML_CHAR_ENCODING_UCS4_2143 ||
+	    enc == XML_CHAR_ENCODING_UCS4_3412;
+}
+
+bool
+ex_html_tokenizable(const char *charset, const unsigned char *body, size_t len)
+{
+	if (charset && is_utf8_name(charset))
+		return true;
+	if (wide_page(charset, body, len))
+		return false;
+	return (!charset && meta_says_utf8(body, len)) || ascii_text(body, len);
+}
+
+static void
+tokenized_element(void *arg, const char *name, const char *const *atts)
+{
+	struct extract *ex = arg;
+	ex_html_element(ex, name, atts, ex->base);
+}
+
+void
+ex_html_tokenize(struct extract *ex, const unsigned char *body, size_t len)
+{
+	if (!ex->tok)
+		ex->tok = htmltok_new();
+	htmltok_parse(ex->tok, body, len, tokenized_element, ex);
+}
+
 /* body as repair_html makes it, in ex->repaired; body itself if nothing
- * needs a change or its charset is wide (is_wide, or so detected by
- * libxml2 when none is named). */
+ * needs a change or its charset is wide. */
 const unsigned char *
 ex_prepare_html(struct extract *ex, const char *charset,
     const unsigned char *body, size_t *len)
 {
-	xmlCharEncoding enc = charset || *len < 4 ? XML_CHAR_ENCODING_NONE :
-	    xmlDetectCharEncoding(body, 4);
-	if (charset ? is_wide(charset) : enc == XML_CHAR_ENCODING_UTF16LE ||
-	    enc == XML_CHAR_ENCODING_UTF16BE || enc == XML_CHAR_ENCODING_UCS4LE ||
-	    enc == XML_CHAR_ENCODING_UCS4BE || enc == XML_CHAR_ENCODING_UCS4_2143 ||
-	    enc == XML_CHAR_ENCODING_UCS4_3412)
+	if (wide_page(charset, body, *len))
 		return body;
 	bool utf8 = charset ? is_utf8_name(charset) : meta_says_utf8(body, *len);
 	size_t fixes, n = repair_html(body, *len, utf8, NULL, &fixes);
