@@ -55,6 +55,7 @@ extract_free(struct extract *ex)
 	free(ex->text);
 	free(ex->scratch);
 	free(ex->repaired);
+	htmltok_free(ex->tok);
 	free(ex);
 }
 
@@ -435,6 +436,12 @@ extract_document(struct extract *ex, enum page_type type,
 	xmlSetGenericErrorFunc(NULL, silent);
 	xmlSetStructuredErrorFunc(NULL, NULL);
 	const char *charset = charset_of(http_charset, &body, &len);
+	if (type == PAGE_HTML && ex_html_tokenizable(charset, body, len)) {
+		ex_document_begin(ex);
+		ex_html_tokenize(ex, body, len);
+		ex_document_end(ex);
+		return;
+	}
 	if (type == PAGE_HTML && len <= INT32_MAX)
 		body = ex_prepare_html(ex, charset, body, &len);
 	/* libxml2 counts a buffer in an int, the repaired copy too. */

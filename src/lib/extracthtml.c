@@ -9,6 +9,7 @@
 #include <libxml/parserInternals.h>
 
 #include "extractpriv.h"
+#include "htmltok.h"
 #include "msg.h"
 #include "utf8.h"
 
@@ -192,16 +193,6 @@ meta_says_utf8(const unsigned char *body, size_t len)
 	return false;
 }
 
-/* The code points that the HTML standard's numeric character reference
- * end state gives for the references to U+0080..U+009F: the characters of
- * windows-1252 at those bytes (the five it leaves undefined stay). */
-static const uint16_t c1_windows1252[32] = {
-	0x20ac, 0x0081, 0x201a, 0x0192, 0x201e, 0x2026, 0x2020, 0x2021,
-	0x02c6, 0x2030, 0x0160, 0x2039, 0x0152, 0x008d, 0x017d, 0x008f,
-	0x0090, 0x2018, 0x2019, 0x201c, 0x201d, 0x2022, 0x2013, 0x2014,
-	0x02dc, 0x2122, 0x0161, 0x203a, 0x0153, 0x009d, 0x017e, 0x0178,
-};
-
 /* If the numeric character reference at p ("&#65;", "&#x41", with or
  * without its ';') is one that libxml2's HTML parser reads otherwise than
  * the HTML standard, its length, with the replacement in rep (*rlen
@@ -230,12 +221,8 @@ charref_fix(const unsigned char *p, const unsigned char *end, char rep[16],
 		return 0;
 	if (q < end && *q == ';')
 		q++;
-	uint32_t c = v;
-	if (v == 0 || v > 0x10ffff || (v >= 0xd800 && v <= 0xdfff) ||
-	    v == 0xfffe || v == 0xffff)
-		c = 0xfffd;
-	else if (v >= 0x80 && v <= 0x9f)
-		c = c1_windows1252[v - 0x80];
+	uint32_t c = v == 0xfffe || v == 0xffff ? 0xfffd :
+	    htmltok_charref_code_point(v);
 	if (c == v && xmlIsCharQ(v))
 		return 0;
 	if (c < 0x80) {
@@ -323,6 +310,30 @@ repair_html(const unsigned char *body, size_t len, bool utf8,
 	return o + (size_t)(end - run);
 }
 
+/* Whether none of the 8 bytes of w is non-ASCII or ESC (which begins the
+ * shifts of ISO-2022 charsets). */
+static bool
+ascii8(uint64_t w)
+{
+	const uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
+	uint64_t esc = w ^ (ones * 0x1b);
+	return !((w | ((esc - ones) & ~esc)) & highs);
+}
+
+static bool
+ascii_text(const unsigned char *p, size_t len)
+{
+	const unsigned char *end = p + len;
+	uint64_t w;
+	for (; end - p >= 8; p += 8)
+		if (memcpy(&w, p, 8), !ascii8(w))
+			return false;
+	for (; p < end; p++)
+		if (*p >= 0x80 || *p == 0x1b)
+			return false;
+	return true;
+}
+
 /* Whether a charset has characters of more than one byte each, some of
  * whose bytes are NUL: UTF-16 and UTF-32 by their names and their WHATWG
  * labels. */
@@ -339,19 +350,51 @@ is_wide(const char *charset)
 	return strcasecmp(charset, "unicode") == 0;
 }
 
+/* Whether the page's charset is wide: is_wide, or so detected by libxml2
+ * when none is named. */
+static bool
+wide_page(const char *charset, const unsigned char *body, size_t len)
+{
+	xmlCharEncoding enc = charset || len < 4 ? XML_CHAR_ENCODING_NONE :
+	    xmlDetectCharEncoding(body, 4);
+	return charset ? is_wide(charset) : enc == XML_CHAR_ENCODING_UTF16LE ||
+	    enc == XML_CHAR_ENCODING_UTF16BE || enc == XML_CHAR_ENCODING_UCS4LE ||
+	    enc == XML_CHAR_ENCODING_UCS4BE || enc == XML_CHAR_ENCODING_UCS4_2143 ||
+	    enc == XML_CHAR_ENCODING_UCS4_3412;
+}
+
+bool
+ex_html_tokenizable(const char *charset, const unsigned char *body, size_t len)
+{
+	if (charset && is_utf8_name(charset))
+		return true;
+	if (wide_page(charset, body, len))
+		return false;
+	return (!charset && meta_says_utf8(body, len)) || ascii_text(body, len);
+}
+
+static void
+tokenized_element(void *arg, const char *name, const char *const *atts)
+{
+	struct extract *ex = arg;
+	ex_html_element(ex, name, atts, ex->base);
+}
+
+void
+ex_html_tokenize(struct extract *ex, const unsigned char *body, size_t len)
+{
+	if (!ex->tok)
+		ex->tok = htmltok_new();
+	htmltok_parse(ex->tok, body, len, tokenized_element, ex);
+}
+
 /* body as repair_html makes it, in ex->repaired; body itself if nothing
- * needs a change or its charset is wide (is_wide, or so detected by
- * libxml2 when none is named). */
+ * needs a change or its charset is wide. */
 const unsigned char *
 ex_prepare_html(struct extract *ex, const char *charset,
     const unsigned char *body, size_t *len)
 {
-	xmlCharEncoding enc = charset || *len < 4 ? XML_CHAR_ENCODING_NONE :
-	    xmlDetectCharEncoding(body, 4);
-	if (charset ? is_wide(charset) : enc == XML_CHAR_ENCODING_UTF16LE ||
-	    enc == XML_CHAR_ENCODING_UTF16BE || enc == XML_CHAR_ENCODING_UCS4LE ||
-	    enc == XML_CHAR_ENCODING_UCS4BE || enc == XML_CHAR_ENCODING_UCS4_2143 ||
-	    enc == XML_CHAR_ENCODING_UCS4_3412)
+	if (wide_page(charset, body, *len))
 		return body;
 	bool utf8 = charset ? is_utf8_name(charset) : meta_says_utf8(body, *len);
 	size_t fixes, n = repair_html(body, *len, utf8, NULL, &fixes);

@@ -18,6 +18,7 @@
 #include <libxml/parser.h>
 
 #include "extract.h"
+#include "htmltok.h"
 #include "strmap.h"
 #include "url.h"
 
@@ -50,6 +51,7 @@ struct extract {
 	xmlParserCtxtPtr ctxt;	/* the XML parser */
 	size_t entity_bytes;	/* looked up on this page */
 	char *scratch;		/* attribute values made strings */
+	struct htmltok *tok;	/* the HTML tokenizer */
 	unsigned char *repaired;	/* an HTML page as ex_prepare_html makes it */
 	size_t repaired_cap;
 	size_t scratch_cap;
@@ -87,6 +89,16 @@ bool ex_equal_trimmed_ci(const char *s, const char *word);
  * the page's base, and reads the meta robots directives. */
 void ex_html_element(struct extract *ex, const char *name,
     const char *const *atts, const char *base);
+/* Whether the HTML tokenizer (htmltok.h) reads the body of a page of that
+ * charset (NULL: none named): when the body is UTF-8 (named so, by HTTP
+ * or a meta element) or plain ASCII, which every charset but UTF-16 and
+ * UTF-32 reads alike.  Other pages are converted by libxml2's HTML parser,
+ * which reads them as it reads charsets. */
+bool ex_html_tokenizable(const char *charset, const unsigned char *body,
+    size_t len);
+/* The links of an HTML page that ex_html_tokenizable accepts. */
+void ex_html_tokenize(struct extract *ex, const unsigned char *body,
+    size_t len);
 /* Sets our callbacks of libxml2's HTML parser in sax, a zeroed handler:
  * the parser's own, which would build a tree, stay unset. */
 void ex_html_sax(xmlSAXHandler *sax);
