@@ -74,40 +74,6 @@ like "$(cat "$tmp/stderr")" "^wa-invrank: -i is now -I \(--importance\); the old
 ok "-I FILE" wa-invrank -q $TIGHT -I "$tmp/xml.imp" -o "$tmp/new-i.tsv" "$tmp/xml.g"
 same_file "$tmp/old-i.tsv" "$tmp/new-i.tsv" "-i FILE and -I FILE give the same bytes"
 
-# Propagation blocking (src/lib/propagate.h): usefulness alone by
-# Gauss-Seidel, on a graph of more than 2^16 pages, is the importance of the
-# graph whose links are turned around, in parts of 2^16 pages.  On a graph
-# of three parts (150000 pages, 600000 links) it equals the slices of the
-# matrix (-m 2M, where no part fits) and Jacobi, both checked against
-# networkx above (whose own check, against a direct solve, does not hold to
-# its tolerance at this size); with -j 2 again, and in temporary files (-m
-# 6M), the same bytes as in memory.  Under valgrind, two parts and three
-# iterations, in files with -m 3M.
-pages=150000 degree=4 iterations=$TIGHT files=6M
-under_valgrind && pages=70000 degree=2 iterations="--iterations 3" files=3M
-gen_graph -n $pages -d $degree -s 11
-ok "parts: the graph of $pages pages" wa-linkmat -q -p "$tmp/gen.pages.tsv" -o "$tmp/parts.g" \
-	"$tmp/gen.links.tsv"
-ok "parts: Gauss-Seidel in memory" wa-invrank -v -j 2 $iterations -o "$tmp/parts.gs" "$tmp/parts.g"
-like "$(grep parts "$tmp/stderr")" \
-	"^wa-invrank: usefulness, the links inverted: Gauss-Seidel on [23] parts of up to 65536 pages, [0-9]+ links between them by propagation blocking\$" \
-	"parts: by propagation blocking, the links inverted"
-ok "parts: -j 2 again" wa-invrank -q -j 2 $iterations -o "$tmp/parts.gs2" "$tmp/parts.g"
-same_file "$tmp/parts.gs2" "$tmp/parts.gs" "parts: the same bytes"
-ok "parts: in temporary files" wa-invrank -v -j 2 -m $files $iterations -o "$tmp/parts.f" \
-	"$tmp/parts.g"
-like "$(grep parts "$tmp/stderr")" "by propagation blocking, in temporary files, " \
-	"parts: the streams in files"
-same_file "$tmp/parts.f" "$tmp/parts.gs" "parts: the same bytes as in memory"
-if ! under_valgrind; then
-	ok "parts: the slices of the matrix" wa-invrank -v -m 2M $TIGHT -o "$tmp/parts.m" \
-		"$tmp/parts.g"
-	is "$(grep -c 'parts of up to' "$tmp/stderr")" 0 "parts: -m 2M holds no parts"
-	vcheck "parts: equal the slices" diff "$tmp/parts.m" "$tmp/parts.gs" --tol 1e-9
-	ok "parts: Jacobi" wa-invrank -q --jacobi $TIGHT -o "$tmp/parts.jac" "$tmp/parts.g"
-	vcheck "parts: equals Jacobi" diff "$tmp/parts.jac" "$tmp/parts.gs" --tol 1e-9
-fi
-
 RANK_TOOL=wa-invrank
 
 fresh

@@ -215,9 +215,33 @@ same_file "$tmp/parts.gs2" "$tmp/parts.gs" "parts: the same bytes"
 ok "parts: -U" wa-pagerank -v -j 2 $iterations -U "$tmp/parts.use" -o "$tmp/parts.u" "$tmp/parts.g"
 like "$(grep parts "$tmp/stderr")" "by propagation blocking\$" "parts: -U ranks importance by propagation blocking"
 same_file "$tmp/parts.u" "$tmp/parts.gs" "parts: -U, the same importance"
-wa-invrank -q -j 2 $(echo "$iterations" | sed 's/^-i /--iterations /') -o "$tmp/parts.inv" \
-	"$tmp/parts.g" 2>/dev/null
+inv_iterations=$(echo "$iterations" | sed 's/^-i /--iterations /')
+wa-invrank -q -j 2 $inv_iterations -o "$tmp/parts.inv" "$tmp/parts.g" 2>/dev/null
 same_file "$tmp/parts.use" "$tmp/parts.inv" "parts: -U, the usefulness of wa-invrank"
+# Usefulness alone by Gauss-Seidel is the importance of the graph whose
+# links are turned around, by propagation blocking too (src/lib/rank.h):
+# with -j 2 again, and in temporary files, the same bytes as in memory; it
+# equals the slices of the matrix (-m 2M, where no part fits) and Jacobi,
+# both checked against networkx in t/wa-invrank.t (whose own check, against
+# a direct solve, does not hold to its tolerance at this size).
+ok "parts: usefulness" wa-invrank -v -j 2 $inv_iterations -o "$tmp/parts.inv2" "$tmp/parts.g"
+like "$(grep parts "$tmp/stderr")" \
+	"^wa-invrank: usefulness, the links inverted: Gauss-Seidel on [23] parts of up to 65536 pages, [0-9]+ links between them by propagation blocking\$" \
+	"parts: usefulness by propagation blocking, the links inverted"
+same_file "$tmp/parts.inv2" "$tmp/parts.inv" "parts: usefulness, the same bytes"
+ok "parts: usefulness in temporary files" wa-invrank -v -j 2 -m $files $inv_iterations \
+	-o "$tmp/parts.invf" "$tmp/parts.g"
+like "$(grep parts "$tmp/stderr")" "by propagation blocking, in temporary files, " \
+	"parts: the inverted streams in files"
+same_file "$tmp/parts.invf" "$tmp/parts.inv" "parts: usefulness in files, the same bytes as in memory"
+if ! under_valgrind; then
+	ok "parts: usefulness by the slices" wa-invrank -v -m 2M $TIGHT -o "$tmp/parts.invm" \
+		"$tmp/parts.g"
+	is "$(grep -c 'parts of up to' "$tmp/stderr")" 0 "parts: usefulness, -m 2M holds no parts"
+	vcheck "parts: usefulness equals the slices" diff "$tmp/parts.invm" "$tmp/parts.inv" --tol 1e-9
+	ok "parts: usefulness, Jacobi" wa-invrank -q --jacobi $TIGHT -o "$tmp/parts.invj" "$tmp/parts.g"
+	vcheck "parts: usefulness equals Jacobi" diff "$tmp/parts.invj" "$tmp/parts.inv" --tol 1e-9
+fi
 ok "parts: in temporary files" wa-pagerank -v -j 2 -m $files $iterations -o "$tmp/parts.f" \
 	"$tmp/parts.g"
 like "$(grep parts "$tmp/stderr")" \
