@@ -106,6 +106,7 @@ struct part_build {
 
 struct build {
 	struct propagation *pb;
+	bool inverted;		/* each link taken from its destination to its source */
 	const struct slice *slices;
 	uint32_t nslices;
 	uint64_t *internal;	/* parts + 1: the links within parts before each */
@@ -128,7 +129,8 @@ visit_words(struct build *b, const struct slice *s, uint64_t b0, uint64_t b1,
 		uint64_t major = s->block_first[k];
 		while (p < end) {
 			uint64_t other = slice_word(&p, &major, s->bits) + s->lo;
-			uint64_t src = internal ? other : major, dst = internal ? major : other;
+			bool forwards = internal != b->inverted;
+			uint64_t src = forwards ? other : major, dst = forwards ? major : other;
 			uint64_t i = src >> PROPAGATE_PART_BITS, j = dst >> PROPAGATE_PART_BITS;
 			if (!fill) {
 				if (i == j)
@@ -138,6 +140,8 @@ visit_words(struct build *b, const struct slice *s, uint64_t b0, uint64_t b1,
 				continue;
 			}
 			struct part_build *part = &b->open[j];
+			if (!part->pos)
+				continue;	/* built by another pass */
 			if (i == j) {
 				part->pairs[part->npairs++] =
 				    (uint32_t)((dst & PART_MASK) << 16 | (src & PART_MASK));
@@ -270,13 +274,29 @@ finish_part(struct build *b, uint64_t j, struct slice *part)
 	memset(pbd, 0, sizeof *pbd);
 }
 
+/* The bytes part j takes while it is built. */
+static uint64_t
+part_build_bytes(const struct build *b, uint64_t j)
+{
+	const struct propagation *pb = b->pb;
+	return column_links(pb, j) * 4 + (b->internal[j + 1] - b->internal[j]) * 8 + pb->parts * 8;
+}
+
 /* The most bytes the parts being built take at once, reading slice by
- * slice: the parts a slice reaches stay open until their last page. */
+ * slice: the parts a slice reaches stay open until their last page.
+ * Inverted, a part has links in every slice, and the build takes as many
+ * parts as fit at a time, one at least. */
 static uint64_t
 build_peak(const struct build *b)
 {
 	const struct propagation *pb = b->pb;
 	uint64_t peak = 0;
+	if (b->inverted) {
+		for (uint64_t j = 0; j < pb->parts; j++)
+			if (part_build_bytes(b, j) > peak)
+				peak = part_build_bytes(b, j);
+		return peak + (PART_PAGES + 1) * 8;
+	}
 	for (uint32_t k = 0; k < b->nslices; k++) {
 		const struct slice *s = &b->slices[k];
 		if (s->hi == s->lo)
@@ -284,12 +304,51 @@ build_peak(const struct build *b)
 		uint64_t bytes = 0;
 		for (uint64_t j = s->lo >> PROPAGATE_PART_BITS;
 		    j <= (s->hi - 1) >> PROPAGATE_PART_BITS; j++)
-			bytes += column_links(pb, j) * 4 + (b->internal[j + 1] - b->internal[j]) * 8 +
-			    pb->parts * 8;
+			bytes += part_build_bytes(b, j);
 		if (bytes > peak)
 			peak = bytes;
 	}
 	return peak + (PART_PAGES + 1) * 8;
+}
+
+/* The parts built in id order, each finished once the slices have given
+ * it all its links.  Slices hold the links by destination, so the parts a
+ * slice reaches are built as it is read.  Inverted, every slice may hold
+ * links of every part: the matrix is read once for each run of parts
+ * whose builds fit half of limit together. */
+static void
+build_parts(struct build *b, const struct rank_plan *plan, struct slice *parts, uint64_t limit)
+{
+	const uint64_t np = b->pb->parts;
+	if (!b->inverted) {
+		uint64_t opened = 0, finished = 0;
+		for (uint32_t k = 0; k < b->nslices; k++) {
+			const struct slice *s = &b->slices[k];
+			if (s->hi == s->lo)
+				continue;
+			for (; opened <= (s->hi - 1) >> PROPAGATE_PART_BITS; opened++)
+				open_part(b, opened);
+			visit_slice(b, s, true, plan->run_bytes);
+			for (; finished < opened && parts[finished].hi <= s->hi; finished++)
+				finish_part(b, finished, &parts[finished]);
+		}
+		return;
+	}
+	/* Half the limit: the rest of the run (the runs of matrix read, the
+	 * views of the vectors) stays within it too; with all of it, 10^7
+	 * pages under -m 256M peaked at 272 MiB. */
+	const uint64_t sort = (PART_PAGES + 1) * 8, room = limit / 2 > sort ? limit / 2 - sort : 0;
+	for (uint64_t j0 = 0, j1; j0 < np; j0 = j1) {
+		uint64_t bytes = part_build_bytes(b, j0);
+		for (j1 = j0 + 1; j1 < np && bytes + part_build_bytes(b, j1) <= room; j1++)
+			bytes += part_build_bytes(b, j1);
+		for (uint64_t j = j0; j < j1; j++)
+			open_part(b, j);
+		for (uint32_t k = 0; k < b->nslices; k++)
+			visit_slice(b, &b->slices[k], true, plan->run_bytes);
+		for (uint64_t j = j0; j < j1; j++)
+			finish_part(b, j, &parts[j]);
+	}
 }
 
 /* On disk, every pair of parts with links between them cost a write a
@@ -335,7 +394,7 @@ group_parts(struct propagation *pb, uint64_t limit)
 
 bool
 propagation_build(struct propagation *pb, const struct graph *g, const struct rank_plan *plan,
-    struct slice *slices, bool on_disk, uint64_t limit, struct slice **parts_out)
+    struct slice *slices, bool inverted, bool on_disk, uint64_t limit, struct slice **parts_out)
 {
 	const uint64_t n = g->nodes, np = part_count(n);
 	memset(pb, 0, sizeof *pb);
@@ -345,7 +404,8 @@ propagation_build(struct propagation *pb, const struct graph *g, const struct ra
 	pb->stale_scale = 1;
 	pb->gather_off = wa_calloc(np * np + 1, sizeof *pb->gather_off);
 	pb->scatter_off = wa_calloc(np * np + 1, sizeof *pb->scatter_off);
-	struct build b = { .pb = pb, .slices = slices, .nslices = g->slices };
+	struct build b = { .pb = pb, .inverted = inverted, .slices = slices,
+	    .nslices = g->slices };
 	b.internal = wa_calloc(np + 1, sizeof *b.internal);
 	for (uint32_t k = 0; k < g->slices; k++)
 		visit_slice(&b, &slices[k], false, plan->run_bytes);
@@ -397,17 +457,7 @@ propagation_build(struct propagation *pb, const struct graph *g, const struct ra
 		part->bits = slice_bits(part->hi - part->lo);
 	}
 	b.open = wa_calloc(np, sizeof *b.open);
-	uint64_t opened = 0, finished = 0;
-	for (uint32_t k = 0; k < g->slices; k++) {
-		const struct slice *s = &slices[k];
-		if (s->hi == s->lo)
-			continue;
-		for (; opened <= (s->hi - 1) >> PROPAGATE_PART_BITS; opened++)
-			open_part(&b, opened);
-		visit_slice(&b, s, true, plan->run_bytes);
-		for (; finished < opened && parts[finished].hi <= s->hi; finished++)
-			finish_part(&b, finished, &parts[finished]);
-	}
+	build_parts(&b, plan, parts, limit);
 	free(b.open);
 	free(b.buf);
 	free(b.internal);

@@ -1,4 +1,5 @@
-/* Propagation blocking for importance by Gauss-Seidel.
+/* Propagation blocking for importance by Gauss-Seidel, and for
+ * usefulness alone, importance of the graph inverted (rank.h).
  *
  * Matrix slicing (Preda, "Data Acquisition for an XML Warehouse", 2000,
  * sec. 2.3.2) reads the source vector once per
@@ -97,14 +98,17 @@ struct propagation_window {
 
 /* From the slices of g, loaded or not: pb, and in *parts its parts as
  * slices holding the links within each (internal section only; read from
- * a file when on_disk).  In files, the parts the build holds at once may
- * take at most limit bytes; false, and nothing built, if they would take
- * more, or if the pairs of parts have too few links to be worth files.
- * The slices are read a run of plan->run_bytes at a time; sent and
- * received are vectors where the plan says. */
+ * a file when on_disk).  Inverted, of the graph whose every link is
+ * turned around (usefulness, rank.h), the build holds as many parts at
+ * once as fit half of limit, one at least, and reads the matrix once for
+ * each such run of parts.  In files, the parts the build holds at once
+ * may take at most limit bytes; false, and nothing built, if they would
+ * take more, or if the pairs of parts have too few links to be worth
+ * files.  The slices are read a run of plan->run_bytes at a time; sent
+ * and received are vectors where the plan says. */
 bool propagation_build(struct propagation *pb, const struct graph *g,
-    const struct rank_plan *plan, struct slice *slices, bool on_disk, uint64_t limit,
-    struct slice **parts);
+    const struct rank_plan *plan, struct slice *slices, bool inverted, bool on_disk,
+    uint64_t limit, struct slice **parts);
 
 /* The first of the other parts whose links go to thread t of nt: gather
  * (the links into part) or scatter (the links out of it), balanced on

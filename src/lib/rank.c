@@ -240,6 +240,8 @@ rank_compute(const struct graph *g, const struct rank_plan *plan, const struct r
 	struct engine e;
 	engine_open(&e, g, plan, v);
 	memset(res, 0, sizeof *res);
+	if (e.inverted)	/* usefulness, from E' as the paper says */
+		copy_vector(plan, e.pr, e.v->e);
 	if (e.imp)
 		refresh_importance(&e, 1);
 	if (e.propagating)
@@ -306,8 +308,8 @@ rank_compute(const struct graph *g, const struct rank_plan *plan, const struct r
 			char line[256];
 			int n = snprintf(line, sizeof line, "iteration %u:", it);
 			if (e.imp)
-				n += snprintf(line + n, sizeof line - n, " importance L1 %.3e L2 %.3e;",
-				    ci.l1, sqrt(ci.l2));
+				n += snprintf(line + n, sizeof line - n, " %s L1 %.3e L2 %.3e;",
+				    e.inverted ? "usefulness" : "importance", ci.l1, sqrt(ci.l2));
 			if (e.use)
 				n += snprintf(line + n, sizeof line - n, " usefulness L1 %.3e L2 %.3e;",
 				    cu.l1, sqrt(cu.l2));
@@ -338,10 +340,14 @@ rank_compute(const struct graph *g, const struct rank_plan *plan, const struct r
 				pr[i] *= e.x_scale;
 			vec_unview(e.pr, pr, lo, hi);
 		}
-	if (e.imp && e.pr != v->importance) {	/* Jacobi ended on the other buffer */
-		copy_vector(plan, v->importance, e.pr);
+	if (e.imp && e.pr != e.v->importance) {	/* Jacobi ended on the other buffer */
+		copy_vector(plan, e.v->importance, e.pr);
 		e.next = e.pr;
-		e.pr = v->importance;
+		e.pr = e.v->importance;
+	}
+	if (e.inverted) {	/* the importance of the inverted graph */
+		res->change[1] = res->change[0];
+		res->change[0] = 0;
 	}
 	engine_close(&e);
 }

@@ -5,6 +5,22 @@
 #include "msg.h"
 #include "rankengine.h"
 
+/* Usefulness alone as importance of the graph inverted: its vector as
+ * pr, E' as E, the in-degrees as the out-degrees. */
+static void
+invert_usefulness(struct engine *e)
+{
+	e->inverted = true;
+	e->inverted_v = (struct rank_vectors){ .importance = e->v->usefulness,
+	    .e = e->v->e_use };
+	e->v = &e->inverted_v;
+	e->imp = true;
+	e->use = false;
+	struct vec indeg = e->indeg;
+	e->indeg = e->outdeg;
+	e->outdeg = indeg;
+}
+
 void
 engine_open(struct engine *e, const struct graph *g, const struct rank_plan *plan,
     const struct rank_vectors *v)
@@ -47,15 +63,17 @@ engine_open(struct engine *e, const struct graph *g, const struct rank_plan *pla
 		    (unsigned long long)e->n, (unsigned long long)g->links, g->slices,
 		    e->streamed ? "read from disk each pass" : "in memory",
 		    (unsigned long long)(mp.matrix >> 20), (unsigned long long)(mp.vectors >> 20));
-	/* Gauss-Seidel importance: the parts of propagation blocking as the
-	 * slices of the sweep. */
+	/* Gauss-Seidel importance, or usefulness alone: the parts of
+	 * propagation blocking as the slices of the sweep. */
 	struct slice *parts;
 	if (mp.propagation) {
-		e->propagating = propagation_build(&e->pb, g, plan, e->slices,
+		e->propagating = propagation_build(&e->pb, g, plan, e->slices, !e->imp,
 		    !mp.propagation_in_memory, mp.propagation_limit, &parts);
 		if (e->propagating && !mp.propagation_in_memory)
 			e->streamed = true;
 	}
+	if (e->propagating && !e->imp)
+		invert_usefulness(e);
 	if (e->propagating) {
 		uint64_t np = e->pb.parts;
 		for (uint32_t k = 0; k < g->slices; k++)
@@ -73,8 +91,9 @@ engine_open(struct engine *e, const struct graph *g, const struct rank_plan *pla
 			    "%llu group%s of parts", (unsigned long long)e->pb.groups,
 			    e->pb.groups == 1 ? "" : "s");
 		if (wa_verbose)
-			wa_warn("Gauss-Seidel on %u parts of up to %llu pages, %llu links between "
-			    "them by propagation blocking%s", e->nslices,
+			wa_warn("%sGauss-Seidel on %u parts of up to %llu pages, %llu links between "
+			    "them by propagation blocking%s",
+			    e->inverted ? "usefulness, the links inverted: " : "", e->nslices,
 			    (unsigned long long)e->max_slice_nodes,
 			    (unsigned long long)e->pb.gather_off[np * np], files);
 	}
@@ -98,7 +117,7 @@ engine_open(struct engine *e, const struct graph *g, const struct rank_plan *pla
 		e->acc[t] = e->w[t].acc;
 	wa_team_start(&e->team, e->nt, e->w, sizeof *e->w);
 	if (e->imp) {
-		e->pr = v->importance;
+		e->pr = e->v->importance;
 		rank_vector_new(plan, e->n, &e->x);
 		if (p->jacobi) {
 			rank_vector_new(plan, e->n, &e->other);

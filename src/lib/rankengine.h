@@ -108,6 +108,10 @@ struct engine {
 	uint64_t max_slice_nodes;
 
 	bool imp, use;
+	/* Usefulness alone run as importance of the graph inverted (rank.h):
+	 * v is then inverted_v, and outdeg and indeg are swapped. */
+	bool inverted;
+	struct rank_vectors inverted_v;
 	struct span *span;		/* of the slice being scanned */
 	/* importance */
 	struct vec *pr, *next;		/* v->importance and, by Jacobi, other */

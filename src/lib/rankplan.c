@@ -22,15 +22,25 @@
  * took 0.59 s instead of 0.65 (means of three runs side by side). */
 #define PENDING_BYTES_MAX ((uint64_t)16 << 20)
 
-/* Whether a run takes propagation blocking.  A graph of one part has no
- * links between parts, and its own slices, often smaller than a lane,
- * make Gauss-Seidel exact page by page. */
+/* Whether a run takes propagation blocking: Gauss-Seidel on one ranking,
+ * importance or usefulness (not its literal M^t, iterated as Jacobi).  A
+ * graph of one part has no links between parts, and its own slices, often
+ * smaller than a lane, make Gauss-Seidel exact page by page. */
 static bool
 propagation_wanted(const struct graph *g, const struct rank_params *p, bool importance,
     bool usefulness)
 {
-	return importance && !usefulness && !p->jacobi &&
+	return importance != usefulness && !p->jacobi && !(usefulness && p->transpose) &&
 	    g->nodes > (UINT64_C(1) << PROPAGATE_PART_BITS);
+}
+
+/* Whether usefulness runs as importance does, on the links inverted
+ * (rank.h). */
+static bool
+inverted_usefulness(const struct graph *g, const struct rank_params *p, bool importance,
+    bool usefulness)
+{
+	return usefulness && propagation_wanted(g, p, importance, usefulness);
 }
 
 /* Bytes of memory the streams of propagation blocking take, all in
@@ -50,11 +60,12 @@ page_bytes(const struct graph *g, const struct rank_params *p, uint64_t held, bo
     bool use, bool personalised)
 {
 	uint64_t b = 8 + held;	/* out- and in-degree; the caller's */
-	if (imp)	/* pr, x; E; Jacobi's next or extrapolation's before */
-		b += 16 + (personalised ? 8 : 0) + (p->jacobi || !p->plain ? 8 : 0);
+	bool inverted = inverted_usefulness(g, p, imp, use);
+	if (imp || inverted)	/* pr, x; E; Jacobi's next or extrapolation's before */
+		b += 16 + (personalised || inverted ? 8 : 0) + (p->jacobi || !p->plain ? 8 : 0);
 	if (propagation_wanted(g, p, imp, use))
 		b += 16;		/* sent and received */
-	if (use)
+	if (use && !inverted)
 		b += 24;
 	return b;
 }
