@@ -150,7 +150,7 @@ same_file "$tmp/pages" "$tmp/pages.want" "pages: a row per response and resource
 like "$(cat "$tmp/stderr")" "crawl\\.warc: offset [0-9]+: http://example.com/bad.xml: line 1: .*mismatch" \
 	"the broken XML page is reported with its reason"
 like "$(cat "$tmp/stderr")" "gzcut.html: compressed body truncated" "the cut gzip body too"
-like "$(cat "$tmp/stderr")" "16 records: 11 pages \\(4 html, 2 xml, 0 dtd, 1 other, 2 error, 1 dead, 1 robots\\), 16 links" \
+like "$(cat "$tmp/stderr")" "16 records: 11 pages \\(4 html, 2 xml, 0 dtd, 1 other, 2 error, 1 dead, 1 robots\\), 15 links" \
 	"the summary counts pages by type"
 like "$(cat "$tmp/stderr")" "skipped records: 1 warcinfo, 1 request, 1 metadata, 1 revisit, 1 without an http\\(s\\) target" \
 	"and the skipped records"
