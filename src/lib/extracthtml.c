@@ -234,13 +234,24 @@ charref_fix(const unsigned char *p, const unsigned char *end, char rep[16],
 	return (size_t)(q - p);
 }
 
+#define BYTES_ONES 0x0101010101010101ULL
+#define BYTES_HIGHS 0x8080808080808080ULL
+
+/* The high bit set in the bytes of w equal to c, for an ASCII w (a
+ * non-ASCII byte may set it in its neighbours too, which callers that
+ * refuse non-ASCII bytes anyway do not mind). */
+static uint64_t
+bytes_equal(uint64_t w, unsigned char c)
+{
+	uint64_t x = w ^ (BYTES_ONES * c);
+	return (x - BYTES_ONES) & ~x & BYTES_HIGHS;
+}
+
 /* Whether none of the 8 bytes of w is non-ASCII, NUL or '&'. */
 static bool
 plain8(uint64_t w)
 {
-	const uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
-	uint64_t amp = w ^ (ones * '&');
-	return !((w | ((w - ones) & ~w) | ((amp - ones) & ~amp)) & highs);
+	return !((w & BYTES_HIGHS) | bytes_equal(w, 0) | bytes_equal(w, '&'));
 }
 
 /* An HTML page in an ASCII-compatible charset made what libxml2's HTML
@@ -315,9 +326,7 @@ repair_html(const unsigned char *body, size_t len, bool utf8,
 static bool
 ascii8(uint64_t w)
 {
-	const uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
-	uint64_t esc = w ^ (ones * 0x1b);
-	return !((w | ((esc - ones) & ~esc)) & highs);
+	return !((w & BYTES_HIGHS) | bytes_equal(w, 0x1b));
 }
 
 static bool
