@@ -195,6 +195,44 @@ exits 1 "a record cut short: exit 1" wa-extract -q --max-size 1M -p "$tmp/pages"
 like "$(cat "$tmp/stderr")" "cut.warc: offset 0: truncated record: Content-Length 4194304 but 2999[0-9]+ bytes left" \
 	"... reported as a truncated record"
 
+## gzip members with a header CRC (FHCRC, RFC 1952 sec. 2.3.1): checked,
+## a wrong one is a bad member; a member larger than the reader's input
+## buffer of 1 MiB (random bytes, which do not compress) is read whole.
+printf '<a href="/y">y</a>' >"$tmp/page2"
+warc "$U/a" "$tmp/page" >"$tmp/a.warc"
+warc "$U/b" "$tmp/page2" >"$tmp/b.warc"
+head -c 3000000 /dev/urandom >"$tmp/noise"
+warc "$U/noise" "$tmp/noise" 'Content-Type: application/octet-stream' >"$tmp/n.warc"
+gzip_hcrc() {	# FILE GOOD|BAD: one gzip member with a header CRC
+	python3 - "$1" "$2" <<'PY'
+import sys, zlib, struct
+data = open(sys.argv[1], 'rb').read()
+head = bytes([0x1f, 0x8b, 8, 2]) + bytes(4) + bytes([0, 255])
+crc16 = zlib.crc32(head) & 0xffff
+if sys.argv[2] == 'BAD':
+	crc16 ^= 0x5555
+c = zlib.compressobj(6, zlib.DEFLATED, -15)
+sys.stdout.buffer.write(head + struct.pack('<H', crc16) + c.compress(data) +
+    c.flush() + struct.pack('<II', zlib.crc32(data), len(data) & 0xffffffff))
+PY
+}
+{ gzip_hcrc "$tmp/a.warc" GOOD; gzip -n <"$tmp/b.warc"; } >"$tmp/hcrc.warc.gz"
+wa-extract -p "$tmp/pages" "$tmp/hcrc.warc.gz" >"$tmp/links" 2>"$tmp/err"
+is "$?:$(cut -f 1 "$tmp/pages" | tr '\n' ' ')" "0:$U/a $U/b " \
+	"a gzip member with a right header CRC: read"
+{ gzip -n <"$tmp/a.warc"; gzip_hcrc "$tmp/b.warc" BAD; gzip -n <"$tmp/a.warc"; } >"$tmp/hcrc.warc.gz"
+wa-extract -k -p "$tmp/pages" "$tmp/hcrc.warc.gz" >"$tmp/links" 2>"$tmp/err"
+is "$?:$(cut -f 1 "$tmp/pages" | tr '\n' ' ')" "0:$U/a $U/a " \
+	"a gzip member with a wrong header CRC: skipped, the others read (-k)"
+like "$(cat "$tmp/err")" "hcrc.warc.gz: offset $(gzip -n <"$tmp/a.warc" | wc -c): bad gzip member \\(header crc mismatch\\)" \
+	"... reported with its offset"
+{ gzip -n <"$tmp/a.warc"; gzip -n <"$tmp/n.warc"; gzip -n <"$tmp/b.warc"; } >"$tmp/n.warc.gz"
+wa-extract -p "$tmp/pages" "$tmp/n.warc.gz" >"$tmp/links" 2>"$tmp/err"
+is "$?:$(cut -f 1,2,5 "$tmp/pages" | tr '\t\n' ', ')" \
+	"0:$U/a,html,1 $U/noise,other,0 $U/b,html,1 " \
+	"a gzip member of 3 MB between two small ones: all three read"
+is "$(cut -f 2 "$tmp/links" | tr '\n' ' ')" "$U/x $U/y " "... and the links of both pages"
+
 ## A chain of content codings is capped as one coding is.
 head -c 67108864 /dev/zero | gzip -n | gzip -n >"$tmp/gzgz"
 warc "$U/gzgz" "$tmp/gzgz" 'Content-Type: text/html

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <libdeflate.h>
 #include <zlib.h>
 
 #include "msg.h"
@@ -15,7 +16,15 @@
 
 /* Longest record header accepted: real ones are a few hundred bytes. */
 #define MAX_HEADER (1 << 20)
-#define IN_SIZE (1 << 16)
+/* The input buffer holds whole gzip members for libdeflate, which
+ * inflates only whole ones: real members are a few KB, the largest of a
+ * crawl of documentation a few hundred. */
+#define IN_SIZE (1 << 20)
+/* Inflate whole members when this much input is at hand (or the rest of
+ * the file); a member not within it is streamed through zlib. */
+#define WHOLE_MEMBER_INPUT (IN_SIZE / 4)
+/* Larger members are streamed through zlib, whose memory stays bounded. */
+#define WHOLE_MEMBER_MAX_OUTPUT (1 << 24)
 #define OUT_CHUNK (1 << 16)
 
 /* Where a gzip member's output begins in the decompressed stream.  A
@@ -35,10 +44,11 @@ struct warc_reader {
 	bool gz, in_eof, out_eof;
 	uint64_t errors;
 
-	unsigned char in[IN_SIZE];
+	unsigned char *in;	/* IN_SIZE bytes */
 	size_t in_pos, in_len;
 	uint64_t in_base;	/* file offset of in[0] */
-	z_stream zs;
+	struct libdeflate_decompressor *whole;	/* whole members, quickly */
+	z_stream zs;		/* the rest, and every error message */
 	bool in_member;		/* inflate has begun a member */
 	bool quiet_resync;	/* passing damaged gzip input already reported */
 	uint64_t member_off;
@@ -100,7 +110,7 @@ read_input(struct warc_reader *r)
 {
 	if (r->in_eof)
 		return false;
-	if (r->in_pos == 0 && r->in_len == sizeof r->in)
+	if (r->in_pos == 0 && r->in_len == IN_SIZE)
 		return true;
 	if (r->in_pos == r->in_len) {
 		r->in_base += r->in_len;
@@ -111,7 +121,7 @@ read_input(struct warc_reader *r)
 		r->in_len -= r->in_pos;
 		r->in_pos = 0;
 	}
-	size_t n = fread(r->in + r->in_len, 1, sizeof r->in - r->in_len, r->fp);
+	size_t n = fread(r->in + r->in_len, 1, IN_SIZE - r->in_len, r->fp);
 	if (n == 0) {
 		if (ferror(r->fp))
 			wa_die_errno("%s: read error", r->name);
@@ -180,6 +190,47 @@ skip_to_member(struct warc_reader *r)
 	}
 }
 
+/* Inflates the gzip member at in[in_pos] whole onto the end of buf, and
+ * returns the bytes it gave, or SIZE_MAX to leave the member to zlib:
+ * one that is damaged, cut, larger than the input at hand or than
+ * WHOLE_MEMBER_MAX_OUTPUT, or has a header CRC, which libdeflate does
+ * not check.  zlib then reads it as it always did, so what is reported
+ * of damaged input does not depend on this path. */
+static size_t
+inflate_whole_member(struct warc_reader *r)
+{
+	if (r->in_len - r->in_pos < WHOLE_MEMBER_INPUT)
+		read_input(r);
+	const unsigned char *member = r->in + r->in_pos;
+	size_t avail = r->in_len - r->in_pos;
+	enum { GZIP_FLAG_HEADER_CRC = 0x02 };
+	if (avail < 4 || (member[3] & GZIP_FLAG_HEADER_CRC))
+		return SIZE_MAX;
+	/* Documents compress 3-10 times; the buffer grows to the largest
+	 * record and stays. */
+	size_t want = 8 * avail < OUT_CHUNK ? OUT_CHUNK : 8 * avail;
+	for (;;) {
+		if (want > WHOLE_MEMBER_MAX_OUTPUT)
+			want = WHOLE_MEMBER_MAX_OUTPUT;
+		reserve(r, want);
+		size_t in_used, produced;
+		enum libdeflate_result rc = libdeflate_gzip_decompress_ex(r->whole,
+		    member, avail, r->buf + r->len, r->cap - r->len, &in_used,
+		    &produced);
+		if (rc == LIBDEFLATE_SUCCESS) {
+			r->in_pos += in_used;
+			r->len += produced;
+			r->in_member = false;
+			r->quiet_resync = false;
+			return produced;
+		}
+		if (rc != LIBDEFLATE_INSUFFICIENT_SPACE ||
+		    r->cap - r->len >= WHOLE_MEMBER_MAX_OUTPUT)
+			return SIZE_MAX;
+		want = 2 * (r->cap - r->len);
+	}
+}
+
 /* Decompresses some more input onto the end of buf; false at the end. */
 static bool
 produce_gz(struct warc_reader *r)
@@ -204,6 +255,12 @@ produce_gz(struct warc_reader *r)
 			r->in_member = true;
 			r->member_off = off;
 			add_mark(r, off, false);
+			size_t whole = inflate_whole_member(r);
+			if (whole != SIZE_MAX) {
+				if (whole)
+					return true;
+				continue;
+			}
 		}
 		reserve(r, OUT_CHUNK);
 		r->zs.next_in = r->in + r->in_pos;
@@ -690,6 +747,7 @@ struct warc_reader *
 warc_reader_open(const char *path)
 {
 	struct warc_reader *r = wa_calloc(1, sizeof *r);
+	r->in = wa_malloc(IN_SIZE);
 	r->max_block = WARC_MAX_BLOCK;
 	if (!path || strcmp(path, "-") == 0) {
 		r->name = wa_strdup("stdin");
@@ -706,6 +764,8 @@ warc_reader_open(const char *path)
 	/* windowBits 15 + 16: gzip only; members are found by their magic. */
 	if (r->gz && inflateInit2(&r->zs, 15 + 16) != Z_OK)
 		wa_die("%s: inflateInit2 failed", r->name);
+	if (r->gz && !(r->whole = libdeflate_alloc_decompressor()))
+		wa_die("%s: out of memory", r->name);
 	return r;
 }
 
@@ -718,6 +778,8 @@ warc_reader_close(struct warc_reader *r)
 		fclose(r->fp);
 	if (r->gz)
 		inflateEnd(&r->zs);
+	libdeflate_free_decompressor(r->whole);
+	free(r->in);
 	free(r->buf);
 	free(r->marks);
 	free(r->hdr);
