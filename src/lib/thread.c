@@ -181,7 +181,7 @@ wa_pool_start(struct wa_pool *pool, unsigned nthreads, size_t job_size,
 	pthread_mutex_init(&pool->lock, NULL);
 	pthread_cond_init(&pool->queued, NULL);
 	pthread_cond_init(&pool->done, NULL);
-	pool->slots = nthreads ? 2 * (size_t)nthreads + 2 : 1;
+	pool->slots = nthreads ? 4 * (size_t)nthreads + 2 : 1;
 	pool->jobs = wa_calloc(pool->slots, job_size);
 	pool->state = wa_calloc(pool->slots, 1);
 	pool->tid = wa_calloc(nthreads ? nthreads : 1, sizeof *pool->tid);
@@ -207,12 +207,31 @@ finish_oldest(struct wa_pool *pool)
 	pool->finished++;
 }
 
+/* Finishes the oldest jobs as long as they are done, without waiting. */
+static void
+finish_done(struct wa_pool *pool)
+{
+	for (;;) {
+		pthread_mutex_lock(&pool->lock);
+		bool done = pool->finished < pool->submitted &&
+		    pool->state[pool->finished % pool->slots] == JOB_DONE;
+		pthread_mutex_unlock(&pool->lock);
+		if (!done)
+			return;
+		pool->finish(pool->arg, pool_job(pool, pool->finished));
+		pool->finished++;
+	}
+}
+
 void *
 wa_pool_next(struct wa_pool *pool)
 {
-	/* The slots are taken in ring order, so the next one is free unless
-	 * every slot holds a job not finished yet; counted rather than read
-	 * from state[], which the workers write. */
+	/* Jobs done are finished at once, so that the ring holds the ones
+	 * still to do and the caller can run ahead of a long one.  The slots
+	 * are taken in ring order, so the next one is free unless every slot
+	 * holds a job not finished yet. */
+	if (pool->nthreads)
+		finish_done(pool);
 	if (pool->submitted - pool->finished == pool->slots)
 		finish_oldest(pool);
 	return pool_job(pool, pool->submitted);
