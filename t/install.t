@@ -56,10 +56,7 @@ is "$dangling" "" "every page of wa that an installed page names is installed"
 printf '.Sh SEE ALSO\n.Pq Xr wa-nowhere 1 , Xr sort 1 .\n.It Xr cron 8\n.Xr wa 7 ,\n' >"$tmp/probe.1"
 is "$(xrefs "$tmp/probe.1" | tr '\n' ' ')" "cron 8 sort 1 wa 7 wa-nowhere 1 " \
 	"the reference check reads every .Xr of a line"
-for page in $pages; do
-	man -l "$prefix/share/man/$page" >/dev/null 2>&1 ||
-		ok "$page renders" man -l "$prefix/share/man/$page"
-done
+ok "the installed pages pass mandoc -Tlint" sh -c 'cd "$1" && mandoc -Tlint -Wwarning man*/*' - "$prefix/share/man"
 
 # ---- The installed tree alone ----
 # PATH as cron gives it, after the installed bin: no tool of the build,
