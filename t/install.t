@@ -8,6 +8,9 @@
 # installed.
 . "$(dirname "$0")/lib.sh"
 command -v flock >/dev/null || skip_all "needs flock(1) (util-linux)"
+for p in make mandoc gnuplot; do
+	command -v $p >/dev/null || skip_all "needs $p (scripts/deps install)"
+done
 T=$(printf '\t')
 prefix=$tmp/prefix
 
