@@ -58,8 +58,10 @@ GUMBO_LIBS := $(shell pkg-config --libs gumbo 2>/dev/null)
 UNIT_SRC  = $(filter-out $(if $(GUMBO_LIBS),,t/unit/html-oracle.c),$(wildcard t/unit/*.c))
 UNITS     = $(UNIT_SRC:t/unit/%.c=$(BUILD)/t/%)
 MANS      = $(wildcard man/*.[157])
-# The simulators and scripts/crawl-docs run from the source tree; only the
-# tools' pages are installed.
+# The simulators, scripts/crawl-docs and scripts/first-contact run from the
+# source tree, and their pages stay there: only the pages of wa(7),
+# wa-formats(5) and the installed programs are installed, and these name no
+# other page of man/ (t/install.t checks both).
 INSTALL_MANS = $(wildcard man/wa*.[157])
 SCRIPTS   = $(wildcard src/cycle/wa-*)
 # The page types as the cycle scripts read them, written from
@@ -135,6 +137,7 @@ vg-wrappers: all
 	scripts/mk-valgrind-wrappers $(BINDIR) build/vg/bin $(BUILD)/t build/vg/t
 
 lint:
+	@command -v mandoc >/dev/null || { echo "lint: needs mandoc (scripts/deps install)" >&2; exit 1; }
 	$(if $(MANS),mandoc -Tlint -Wwarning $(MANS))
 
 demo: deps-check
