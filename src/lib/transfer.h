@@ -32,8 +32,9 @@ struct transfer_config {
 	const struct netaddr_block *allowed;	/* let through though not public */
 	size_t nallowed;
 	CURLSH *share;			/* DNS cache, TLS sessions */
-	/* The certificate authorities trusted instead of the system's
-	 * (CURLOPT_CAINFO, CURLOPT_CAPATH), or NULL. */
+	/* The file and directory of certificate authorities trusted in
+	 * place of libcurl's defaults (CURLOPT_CAINFO, CURLOPT_CAPATH), or
+	 * NULL for the default. */
 	const char *cainfo, *capath;
 	struct curl_slist *headers;	/* "Name: value" lines every request sends */
 };
