@@ -34,21 +34,21 @@ static const char usage[] =
     "order of priority; WARC records to -o, the fetch log to stdout.\n"
     "  -o WARC         WARC/1.1 output (.warc.gz: a gzip member per record)\n"
     "  -P, --previous LOG  previous fetch log: conditional requests, changed column\n"
-    "  -w SECONDS      wait between two requests to a site (5s)\n"
-    "  -r N            connections, at most one per site (32)\n"
+    "  -w SECONDS  wait between requests to a site (5s);  -r N  connections (32)\n"
     "  --per-connection N  requests per connection (100)\n"
     "  -L N            follow up to N redirects (0: log them, do not follow)\n"
     "  -A AGENT        User-Agent (wa-fetch/VERSION; --contact URL adds (+URL))\n"
+    "  -H 'NAME: VALUE'          a header field for every request (repeatable)\n"
     "  --robots-agent TOKEN      robots.txt product token (default: from AGENT)\n"
     "  --allow-private (every address not public)  --insecure (no TLS checks)\n"
+    "  --cacert FILE, --capath DIR  trusted CAs (else SSL_CERT_FILE, SSL_CERT_DIR)\n"
     "  --allow-net CIDR          also allow the non-public addresses of CIDR\n"
     "  --resolve HOST:PORT:ADDR  connect to ADDR for HOST:PORT (repeatable)\n"
     "  --max-size SIZE           cap on a body, encoded or decoded (10M)\n"
     "  --max-crawl-delay SECONDS largest Crawl-delay, Retry-After obeyed (30s)\n"
     "  --warc-max-size SIZE (1G): new file past SIZE;  --warc-copy FILE: a copy\n"
     "  --robots-cache DIR        keep robots.txt files in DIR for 24 hours\n"
-    "  --resume LOG              skip the URLs LOG has an outcome for\n"
-    "  --now TIME                the clock starts at TIME (log, WARC-Date)\n"
+    "  --resume LOG  skip the URLs LOG has an outcome for;  --now TIME  clock start\n"
     "  --connect-timeout SECONDS (10s)   --timeout SECONDS per request (120s)\n"
     "  --low-speed-limit SIZE (1K), --low-speed-time SECONDS (30s): abort slower\n"
     "  -q  no progress;  -v  a line per request;  -h  help;  --version\n"
@@ -59,6 +59,7 @@ enum {
 	OPT_MAX_SIZE, OPT_MAX_CRAWL_DELAY, OPT_WARC_MAX_SIZE, OPT_ROBOTS_CACHE,
 	OPT_RESUME, OPT_CONNECT_TIMEOUT, OPT_TIMEOUT, OPT_LOW_SPEED_LIMIT,
 	OPT_LOW_SPEED_TIME, OPT_ROBOTS_AGENT, OPT_CONTACT, OPT_PER_CONNECTION, OPT_WARC_COPY,
+	OPT_CACERT, OPT_CAPATH,
 };
 
 static const struct fetch_options default_options = {
@@ -69,7 +70,43 @@ static const struct fetch_options default_options = {
 };
 
 static void
-parse_options(struct fetch_options *opt, int argc, char **argv)
+slist_add(struct curl_slist **list, const char *s)
+{
+	struct curl_slist *l = curl_slist_append(*list, s);
+	if (!l)
+		wa_die("out of memory");
+	*list = l;
+}
+
+static const char *
+env_path(const char *name)
+{
+	const char *v = getenv(name);
+	return v && *v ? v : NULL;
+}
+
+/* The certificate authorities: --cacert and --capath, or else, as curl(1)
+ * does, SSL_CERT_FILE and SSL_CERT_DIR.  Checked now, for libcurl would
+ * fail every https request on a file it cannot read. */
+static void
+choose_trust(struct transfer_config *cfg, bool insecure)
+{
+	const char *file_from = "--cacert", *dir_from = "--capath";
+	char why[256];
+	if (!cfg->cainfo && !cfg->capath && !insecure) {
+		cfg->cainfo = env_path(file_from = "SSL_CERT_FILE");
+		cfg->capath = env_path(dir_from = "SSL_CERT_DIR");
+	}
+	if (cfg->cainfo && !transfer_ca_usable(cfg->cainfo, false, why, sizeof why))
+		wa_die("%s: %s: %s", file_from, cfg->cainfo, why);
+	if (cfg->capath && !transfer_ca_usable(cfg->capath, true, why, sizeof why))
+		wa_die("%s: %s: %s", dir_from, cfg->capath, why);
+}
+
+/* The options; those libcurl takes as they are go to tcfg. */
+static void
+parse_options(struct fetch_options *opt, struct transfer_config *tcfg, int argc,
+    char **argv)
 {
 	static const struct option longopts[] = {
 		{ "allow-private", no_argument, NULL, OPT_ALLOW_PRIVATE },
@@ -91,6 +128,8 @@ parse_options(struct fetch_options *opt, int argc, char **argv)
 		{ "contact", required_argument, NULL, OPT_CONTACT },
 		{ "previous", required_argument, NULL, 'P' },
 		{ "per-connection", required_argument, NULL, OPT_PER_CONNECTION },
+		{ "cacert", required_argument, NULL, OPT_CACERT },
+		{ "capath", required_argument, NULL, OPT_CAPATH },
 		WA_COMMON_LONGOPTS
 	};
 	/* The spellings of the release before. */
@@ -102,7 +141,7 @@ parse_options(struct fetch_options *opt, int argc, char **argv)
 	bool agent_given = false;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "A:c:hL:o:p:P:qr:vw:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "A:c:hH:L:o:p:P:qr:vw:", longopts, NULL)) != -1) {
 		switch (opt_rename(c, renamed)) {
 		case 'A':
 			if (strchr("/ ", *optarg) || strpbrk(optarg, "\r\n"))
@@ -111,6 +150,14 @@ parse_options(struct fetch_options *opt, int argc, char **argv)
 			opt->agent = optarg;
 			agent_given = true;
 			break;
+		case 'H': {
+			const char *why = transfer_header_refused(optarg);
+			if (why)
+				wa_usage_error("-H '%.*s': %s", (int)strcspn(optarg, "\r\n"),
+				    optarg, why);
+			slist_add(&tcfg->headers, optarg);
+			break;
+		}
 		case OPT_PER_CONNECTION:
 			opt->per_connection = opt_count("--per-connection", optarg, 1, 1000000);
 			break;
@@ -146,12 +193,15 @@ parse_options(struct fetch_options *opt, int argc, char **argv)
 			const char *p = strchr(optarg, ':');
 			if (!p || !strchr(p + 1, ':'))
 				wa_usage_error("--resolve: '%s' is not HOST:PORT:ADDR", optarg);
-			struct curl_slist *l = curl_slist_append(opt->resolve, optarg);
-			if (!l)
-				wa_die("out of memory");
-			opt->resolve = l;
+			slist_add(&opt->resolve, optarg);
 			break;
 		}
+		case OPT_CACERT:
+			tcfg->cainfo = optarg;
+			break;
+		case OPT_CAPATH:
+			tcfg->capath = optarg;
+			break;
 		case OPT_MAX_SIZE:
 			opt->max_size = opt_size("--max-size", optarg);
 			if (opt->max_size == 0)
@@ -205,6 +255,7 @@ parse_options(struct fetch_options *opt, int argc, char **argv)
 			wa_common_option(c);
 		}
 	}
+	choose_trust(tcfg, opt->insecure);
 	if (opt->warc_copy && !opt->warc)
 		wa_usage_error("--warc-copy: copies the WARC of -o, and there is no -o");
 	if (opt->contact && agent_given)
@@ -290,7 +341,9 @@ start_curl(struct fetch *f)
 	    .low_speed_time = f->opt.low_speed_time,
 	    .low_speed_limit = f->opt.low_speed_limit, .insecure = f->opt.insecure,
 	    .allow_private = f->opt.allow_private, .allowed = f->opt.allowed,
-	    .nallowed = f->opt.nallowed, .share = f->share };
+	    .nallowed = f->opt.nallowed, .share = f->share,
+	    /* from parse_options */
+	    .cainfo = f->tcfg.cainfo, .capath = f->tcfg.capath, .headers = f->tcfg.headers };
 	/* Idle connections of sites waiting out their delay stay open. */
 	curl_multi_setopt(f->multi, CURLMOPT_MAXCONNECTS, (long)(2 * f->opt.parallel));
 	f->inflight = wa_calloc(f->opt.parallel, sizeof *f->inflight);
@@ -328,6 +381,7 @@ free_run(struct fetch *f)
 	free(f->opt.robots_token);
 	free(f->opt.agent_buf);
 	curl_slist_free_all(f->opt.resolve);
+	curl_slist_free_all(f->tcfg.headers);
 	free(f->opt.allowed);
 	curl_share_cleanup(f->share);
 }
@@ -341,7 +395,7 @@ main(int argc, char **argv)
 	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
 		wa_die("libcurl could not start");
 	clock_gettime(CLOCK_REALTIME, &f.run_start);
-	parse_options(&f.opt, argc, argv);
+	parse_options(&f.opt, &f.tcfg, argc, argv);
 	fetch_read_input(&f, argv + optind, argc - optind);
 	start_curl(&f);
 	catch_signals(&f);

@@ -30,6 +30,10 @@ ALLOW_PRIVATE =
 USER_AGENT =
 ROBOTS_AGENT =
 CONTACT =
+# The certificate authorities file of wa-fetch --cacert, and header fields
+# of -H, separated by '|': From: crawler@example.org|X-Crawl: test
+CACERT =
+HEADERS =
 FETCH_FLAGS =
 EXTRACT_FLAGS =
 LINKMAT_FLAGS =
@@ -60,6 +64,8 @@ FETCH_OPTS = -w $(WAIT) -r $(CONNECTIONS) --per-connection $(PER_CONNECTION) \
 	$(if $(USER_AGENT),-A '$(subst ','\'',$(USER_AGENT))') \
 	$(if $(ROBOTS_AGENT),--robots-agent '$(ROBOTS_AGENT)') \
 	$(if $(CONTACT),--contact '$(CONTACT)') \
+	$(if $(CACERT),--cacert '$(subst ','\'',$(CACERT))') \
+	$(if $(HEADERS),-H '$(subst |,' -H ',$(subst ','\'',$(HEADERS)))') \
 	$(foreach r,$(RESOLVE),--resolve $(r)) $(FETCH_FLAGS)
 EXTRACT_OPTS = $(if $(ROBOTS_AGENT),--robots-agent '$(ROBOTS_AGENT)') $(EXTRACT_FLAGS)
 RANK_OPTS = $(RANK_FLAGS) $(if $(SUBSCRIPTIONS),--subscriptions '$(SUBSCRIPTIONS)' \

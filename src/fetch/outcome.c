@@ -21,8 +21,8 @@ no_server(const struct transfer *x, CURLcode rc, long code)
 	if (x->refused_private)
 		return "private-address";
 	if (code == 0 && (rc == CURLE_COULDNT_RESOLVE_HOST ||
-	    rc == CURLE_COULDNT_CONNECT || strcmp(transfer_error_name(rc), "tls") == 0))
-		return transfer_error_name(rc);
+	    rc == CURLE_COULDNT_CONNECT || transfer_tls_status(transfer_error_name(x, rc))))
+		return transfer_error_name(x, rc);
 	return NULL;
 }
 
@@ -140,6 +140,7 @@ finish_robots(struct fetch *f, struct transfer *x, CURLcode rc, double now)
 	char *url = NULL;
 	bool answered = rc == CURLE_OK || (rc == CURLE_WRITE_ERROR && x->truncated);
 	const char *why_not;
+	char message[CURL_ERROR_SIZE + 128];
 
 	if (local_failure(f, x, rc, now))
 		return;
@@ -155,7 +156,8 @@ finish_robots(struct fetch *f, struct transfer *x, CURLcode rc, double now)
 			wa_warn("%s: refused: the host has a non-public address "
 			    "(--allow-private or --allow-net allows it)", site->origin);
 		else
-			wa_warn("%s/robots.txt: %s", site->origin, curl_easy_strerror(rc));
+			wa_warn("%s/robots.txt: %s", site->origin,
+			    transfer_error_message(x, rc, message, sizeof message));
 		site_unreachable(site, why_not);
 		sites_done(&f->sites, site, now, 0);
 		return;
@@ -203,7 +205,7 @@ page_status(const struct transfer *x, CURLcode rc, long code, char *buf, size_t 
 		snprintf(buf, size, "%ld", code);
 		return buf;
 	}
-	return x->truncated ? "too-large" : transfer_error_name(rc);
+	return x->truncated ? "too-large" : transfer_error_name(x, rc);
 }
 
 /* Change detection against the previous row: the changed column, the

@@ -1,6 +1,11 @@
 /* An HTTP request and its WARC records (see transfer.h). */
+#include <dirent.h>
 #include <errno.h>
+#include <openssl/err.h>
+#include <openssl/pem.h>
+#include <openssl/x509_vfy.h>
 #include <poll.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -8,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ascii.h"
 #include "msg.h"
 #include "netaddr.h"
 #include "opt.h"
@@ -156,6 +162,16 @@ check_idle_connection(struct transfer *x)
 	SET(x->easy, CURLOPT_FRESH_CONNECT, 1L);
 }
 
+static void
+add_header_line(struct transfer *x, const char *line)
+{
+	struct curl_slist *l = curl_slist_append(x->headers, line);
+	if (!l)
+		wa_die("out of memory for a header");
+	x->headers = l;
+	SET(x->easy, CURLOPT_HTTPHEADER, x->headers);
+}
+
 struct transfer *
 transfer_new(const struct transfer_config *cfg, struct site *site,
     const char *url, struct curl_slist *resolve, uint64_t cap, bool decode,
@@ -193,6 +209,11 @@ transfer_new(const struct transfer_config *cfg, struct site *site,
 	SET(e, CURLOPT_LOW_SPEED_TIME, (long)cfg->low_speed_time);
 	SET(e, CURLOPT_SSL_VERIFYPEER, cfg->insecure ? 0L : 1L);
 	SET(e, CURLOPT_SSL_VERIFYHOST, cfg->insecure ? 0L : 2L);
+	if (cfg->cainfo)
+		SET(e, CURLOPT_CAINFO, cfg->cainfo);
+	if (cfg->capath)
+		SET(e, CURLOPT_CAPATH, cfg->capath);
+	SET(e, CURLOPT_ERRORBUFFER, x->error);
 	if (resolve)
 		SET(e, CURLOPT_RESOLVE, resolve);
 	SET(e, CURLOPT_OPENSOCKETFUNCTION, on_open_socket);
@@ -210,6 +231,8 @@ transfer_new(const struct transfer_config *cfg, struct site *site,
 	SET(e, CURLOPT_FORBID_REUSE, forbid_reuse ? 1L : 0L);
 	if (decode)
 		transfer_add_header(x, "Accept-Encoding", DECODED_ACCEPT);
+	for (const struct curl_slist *h = cfg->headers; h; h = h->next)
+		add_header_line(x, h->data);
 	check_idle_connection(x);
 	clock_gettime(CLOCK_REALTIME, &ts);
 	x->sec = ts.tv_sec;
@@ -221,12 +244,89 @@ void
 transfer_add_header(struct transfer *x, const char *name, const char *value)
 {
 	char *line = wa_asprintf("%s: %s", name, value);
-	struct curl_slist *l = curl_slist_append(x->headers, line);
+	add_header_line(x, line);
 	free(line);
-	if (!l)
-		wa_die("out of memory for a header");
-	x->headers = l;
-	SET(x->easy, CURLOPT_HTTPHEADER, x->headers);
+}
+
+/* The fields a request of wa-fetch may not be given, and why. */
+static const struct {
+	const char *name, *why;
+} refused_fields[] = {
+	{ "Host", "Host comes from the URL" },
+	/* The connection is libcurl's to manage. */
+	{ "Connection", "Connection is a hop-by-hop field" },
+	{ "Keep-Alive", "Keep-Alive is a hop-by-hop field" },
+	{ "Proxy-Connection", "Proxy-Connection is a hop-by-hop field" },
+	{ "TE", "TE is a hop-by-hop field" },
+	{ "Trailer", "Trailer is a hop-by-hop field" },
+	{ "Transfer-Encoding", "Transfer-Encoding is a hop-by-hop field" },
+	{ "Upgrade", "Upgrade is a hop-by-hop field" },
+	/* A second one would contradict the one wa-fetch sends. */
+	{ "User-Agent", "User-Agent is the agent of -A" },
+	{ "Accept-Encoding", "Accept-Encoding is wa-fetch's own: it decodes "
+	    "the codings it asks for" },
+	{ "If-None-Match", "If-None-Match is wa-fetch's own, from -P" },
+	{ "If-Modified-Since", "If-Modified-Since is wa-fetch's own, from -P" },
+	{ "Content-Length", "Content-Length announces a body, and a GET has none" },
+};
+
+/* A character of a field name, RFC 9110 sec. 5.6.2. */
+static bool
+is_tchar(unsigned char c)
+{
+	return is_alpha(c) || is_digit(c) || (c && strchr("!#$%&'*+-.^_`|~", c));
+}
+
+const char *
+transfer_header_refused(const char *line)
+{
+	size_t n = 0;
+	while (is_tchar((unsigned char)line[n]))
+		n++;
+	if (!strchr(line, ':'))
+		return "no colon: not 'Name: value'";
+	if (n == 0 || line[n] != ':')
+		return "the name is empty or has a character no field name has";
+	for (size_t i = 0; i < sizeof refused_fields / sizeof refused_fields[0]; i++)
+		if (strlen(refused_fields[i].name) == n &&
+		    strncasecmp(line, refused_fields[i].name, n) == 0)
+			return refused_fields[i].why;
+	const char *value = line + n + 1 + strspn(line + n + 1, " \t");
+	/* libcurl takes a field without a value for one of its own to remove. */
+	if (*value == '\0')
+		return "the value is empty";
+	for (const unsigned char *p = (const unsigned char *)value; *p; p++)
+		if ((*p < 0x20 && *p != '\t') || *p == 0x7f)
+			return "CR, LF or another control character in the value";
+	return NULL;
+}
+
+bool
+transfer_ca_usable(const char *path, bool dir, char *why, size_t size)
+{
+	if (dir) {
+		DIR *d = opendir(path);
+		if (!d) {
+			snprintf(why, size, "%s", strerror(errno));
+			return false;
+		}
+		closedir(d);
+		return true;
+	}
+	FILE *fp = fopen(path, "r");
+	if (!fp) {
+		snprintf(why, size, "%s", strerror(errno));
+		return false;
+	}
+	X509 *cert = PEM_read_X509(fp, NULL, NULL, NULL);
+	fclose(fp);
+	if (!cert) {
+		ERR_clear_error();
+		snprintf(why, size, "no PEM certificate in it");
+		return false;
+	}
+	X509_free(cert);
+	return true;
 }
 
 void
@@ -278,8 +378,40 @@ transfer_redirect_target(const struct transfer *x, long code, const char **refus
 	return url_canon(loc, canon, refused) ? wa_strdup(canon) : NULL;
 }
 
+/* A certificate libcurl refused: the verdict of OpenSSL on its chain
+ * (CURLINFO_SSL_VERIFYRESULT, an X509_V_ERR_ code), or else libcurl's
+ * own check of the host name, which leaves no verdict of the chain's
+ * (X509_V_OK, or the X509_V_ERR_UNSPECIFIED libcurl starts with) and says
+ * "name" in its message. */
+static const char *
+certificate_failure(const struct transfer *x)
+{
+	long verdict = X509_V_OK;
+	curl_easy_getinfo(x->easy, CURLINFO_SSL_VERIFYRESULT, &verdict);
+	switch (verdict) {
+	case X509_V_ERR_DEPTH_ZERO_SELF_SIGNED_CERT:
+	case X509_V_ERR_SELF_SIGNED_CERT_IN_CHAIN:
+	case X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT:
+	case X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT_LOCALLY:
+	case X509_V_ERR_UNABLE_TO_VERIFY_LEAF_SIGNATURE:
+	case X509_V_ERR_CERT_UNTRUSTED:
+		return "tls-untrusted";
+	case X509_V_ERR_CERT_HAS_EXPIRED:
+	case X509_V_ERR_CERT_NOT_YET_VALID:
+		return "tls-expired";
+	case X509_V_ERR_HOSTNAME_MISMATCH:
+	case X509_V_ERR_IP_ADDRESS_MISMATCH:
+		return "tls-name";
+	case X509_V_OK:
+	case X509_V_ERR_UNSPECIFIED:
+		return strstr(x->error, "name") ? "tls-name" : "tls";
+	default:
+		return "tls";
+	}
+}
+
 const char *
-transfer_error_name(CURLcode rc)
+transfer_error_name(const struct transfer *x, CURLcode rc)
 {
 	switch (rc) {
 	case CURLE_COULDNT_RESOLVE_HOST:
@@ -288,10 +420,12 @@ transfer_error_name(CURLcode rc)
 		return "connect";
 	case CURLE_OPERATION_TIMEDOUT:
 		return "timeout";
-	case CURLE_SSL_CONNECT_ERROR:
 	case CURLE_PEER_FAILED_VERIFICATION:
-	case CURLE_SSL_CERTPROBLEM:
+		return certificate_failure(x);
+	case CURLE_SSL_CONNECT_ERROR:
 	case CURLE_SSL_CIPHER:
+		return "tls-handshake";
+	case CURLE_SSL_CERTPROBLEM:
 	case CURLE_SSL_CACERT_BADFILE:
 	case CURLE_SSL_ISSUER_ERROR:
 		return "tls";
@@ -307,6 +441,38 @@ transfer_error_name(CURLcode rc)
 	default:
 		return "network";	/* send, receive, chunked coding errors */
 	}
+}
+
+/* What each TLS status means, for a message. */
+static const struct {
+	const char *status, *meaning;
+} tls_meanings[] = {
+	{ "tls-untrusted", "TLS: the certificate is not trusted: no authority "
+	    "trusted here signed it" },
+	{ "tls-name", "TLS: the certificate is for another host name" },
+	{ "tls-expired", "TLS: the certificate has expired, or is not valid yet" },
+	{ "tls-handshake", "TLS: the handshake failed" },
+	{ "tls", "TLS failed" },
+};
+
+bool
+transfer_tls_status(const char *status)
+{
+	return strcmp(status, "tls") == 0 || strncmp(status, "tls-", 4) == 0;
+}
+
+const char *
+transfer_error_message(const struct transfer *x, CURLcode rc, char *buf, size_t size)
+{
+	const char *status = transfer_error_name(x, rc);
+	for (size_t i = 0; i < sizeof tls_meanings / sizeof tls_meanings[0]; i++)
+		if (strcmp(status, tls_meanings[i].status) == 0) {
+			snprintf(buf, size, "%s (%s)", tls_meanings[i].meaning,
+			    *x->error ? x->error : curl_easy_strerror(rc));
+			return buf;
+		}
+	snprintf(buf, size, "%s", curl_easy_strerror(rc));
+	return buf;
 }
 
 /* libcurl takes a Content-Length too large for its type as no length and

@@ -32,6 +32,11 @@ struct transfer_config {
 	const struct netaddr_block *allowed;	/* let through though not public */
 	size_t nallowed;
 	CURLSH *share;			/* DNS cache, TLS sessions */
+	/* The file and directory of certificate authorities trusted in
+	 * place of libcurl's defaults (CURLOPT_CAINFO, CURLOPT_CAPATH), or
+	 * NULL for the default. */
+	const char *cainfo, *capath;
+	struct curl_slist *headers;	/* "Name: value" lines every request sends */
 };
 
 struct buf {
@@ -59,6 +64,7 @@ struct transfer {
 	const struct transfer_config *cfg;
 	bool refused_private;		/* the connection was refused */
 	int local_errno;		/* no socket for it here (EMFILE...), or 0 */
+	char error[CURL_ERROR_SIZE];	/* libcurl's account of a failure */
 	bool forbid_reuse;		/* the connection closes after it */
 	int64_t sec;			/* when the request started */
 	long usec;
@@ -75,6 +81,15 @@ struct transfer *transfer_new(const struct transfer_config *cfg,
     struct site *site, const char *url, struct curl_slist *resolve,
     uint64_t cap, bool decode, bool forbid_reuse);
 void transfer_add_header(struct transfer *x, const char *name, const char *value);
+/* Why the request header field line, given as "Name: value" for every
+ * request, is refused (malformed, or a field that wa-fetch or libcurl
+ * sets itself: Host, the hop-by-hop fields of RFC 9110 sec. 7.6.1...),
+ * or NULL if it may be sent. */
+const char *transfer_header_refused(const char *line);
+/* Whether path can serve as CURLOPT_CAINFO (a file of PEM certificates)
+ * or, dir, as CURLOPT_CAPATH (a directory); false with a message in
+ * why[0..size). */
+bool transfer_ca_usable(const char *path, bool dir, char *why, size_t size);
 void transfer_free(struct transfer *x);
 
 /* The value of the last response's header field name, or NULL. */
@@ -85,8 +100,20 @@ char *transfer_mime(const struct transfer *x);
  * refused, with the reason in *refused. */
 char *transfer_redirect_target(const struct transfer *x, long code,
     const char **refused);
-/* The status name of a transfer that failed with rc: "timeout", "dns"... */
-const char *transfer_error_name(CURLcode rc);
+/* The status name of a transfer that failed with rc: "timeout", "dns"...;
+ * a failed TLS handshake or certificate check gets one of its own:
+ * "tls-untrusted" (signed by no trusted authority, self-signed included),
+ * "tls-name" (for another host name), "tls-expired" (outside its dates),
+ * "tls-handshake" (no handshake: not TLS, no common protocol or cipher),
+ * "tls" (any other, such as a revoked certificate or a CA file libcurl
+ * cannot read). */
+const char *transfer_error_name(const struct transfer *x, CURLcode rc);
+/* Whether the status name is one of a TLS failure. */
+bool transfer_tls_status(const char *status);
+/* What failed, for a message: the meaning of the status and libcurl's own
+ * words, in buf[0..size). */
+const char *transfer_error_message(const struct transfer *x, CURLcode rc,
+    char *buf, size_t size);
 /* The outcome of the transfer: rc, or a partial transfer that libcurl
  * missed. */
 CURLcode transfer_result(const struct transfer *x, CURLcode rc);
