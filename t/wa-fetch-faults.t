@@ -57,7 +57,7 @@ printf '%s\n' $F/503 $F/ok | timeout 60 wa-fetch --allow-private -q -w 0 $FAULT_
 is "$(cut -f 3 "$tmp/log" | tr '\n' ' ')" "503 200 " "503 is logged and the site goes on"
 
 T=https://tls.test:8443
-is "$(fetch $T/ok | cut -f 1)" tls "a self-signed certificate is refused"
+is "$(fetch $T/ok | cut -f 1)" tls-untrusted "a self-signed certificate is refused as not trusted"
 is "$(fetch $T/ok --insecure | cut -f 1)" 200 "unless --insecure"
 is "$(fetch http://fault.test:1/ok --resolve fault.test:1:$FAULT_ADDR | cut -f 1)" connect "a closed port"
 if offline true 2>/dev/null; then
