@@ -87,9 +87,11 @@ struct warc_writer {
 
 struct job;
 
-/* zlib's default level: files as small as other crawlers' and no slower
- * to read. */
-#define WARC_GZIP_LEVEL 6
+/* libdeflate's fastest level.  On the 230 MB of a crawl of documentation
+ * it compressed 2.4 times as fast as level 6 (zlib's default), to files
+ * 8% larger (22.6% of the plain size instead of 21.0%); compression was a
+ * third of the fetch's CPU time at level 6. */
+#define WARC_GZIP_LEVEL 1
 
 /* The caller waits while this much is queued, so that memory stays bounded
  * when the disk or the compression is slower than the crawl. */
