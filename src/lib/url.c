@@ -845,9 +845,11 @@ url_cdx_key(const char *url)
 		return wa_strdup(url);
 	char *stripped = wa_strdup(url), low[URL_BUFSIZE], canon[URL_BUFSIZE];
 	strip_www(stripped);
-	size_t n = strlen(stripped);
+	size_t n = strlen(stripped), path_end = strcspn(stripped, "?#");
+	/* In an http URL a backslash before the query is a '/' to WHATWG. */
 	for (size_t i = 0; i < n && i < URL_MAX; i++)
-		low[i] = (char)lower((unsigned char)stripped[i]);
+		low[i] = stripped[i] == '\\' && i < path_end ? '/' :
+		    (char)lower((unsigned char)stripped[i]);
 	low[n < URL_MAX ? n : URL_MAX] = '\0';
 	const char *why, *h, *e, *path;
 	if (n > URL_MAX || !url_canon(low, canon, &why) || !(path = split(canon, &h, &e)))

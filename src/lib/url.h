@@ -81,7 +81,8 @@ bool url_surt(const char *url, char *out);
  * indexes"), malloc'ed: the key pywb and warcio.js's cdx-index look
  * records up by.  Like warcio.js, "www", digits and a dot after
  * "http://" or "https://" are cut (before the case is lowered, so
- * "WWW." stays), then the whole URL is lower-cased and parsed: the
+ * "WWW." stays), then the whole URL is lower-cased (a backslash before
+ * the query taken as '/', as WHATWG's URL parser does) and parsed: the
  * host's labels reversed and joined by ',' (IPv4 addresses too), then
  * ":PORT" for a non-default port, then ')', the path, and the query's
  * '&'-separated arguments sorted in byte order; no scheme, no fragment:
@@ -91,9 +92,10 @@ bool url_surt(const char *url, char *out);
  * parsed by url_canon, where warcio.js uses the WHATWG URL parser: the
  * keys are the same for a URL canonical once lower-cased, and may differ
  * in the percent-encoding of others (url_canon decodes "%7e" and encodes
- * '|', which that parser leaves).  A URL that is no "http://" or
- * "https://" URL, or that url_canon refuses, is its own key, as in
- * warcio.js (after the cut of "www"). */
+ * '|' and a backslash in the query, which that parser leaves) and in a
+ * trailing dot of the host (url_canon drops it).  A URL that is no
+ * "http://" or "https://" URL, or that url_canon refuses, is its own
+ * key, as in warcio.js (after the cut of "www"). */
 char *url_cdx_key(const char *url);
 
 /* Orders (key, URL) pairs: keys first, then URLs, in byte order. */

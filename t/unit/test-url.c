@@ -239,7 +239,7 @@ static const struct pair_case surt_cases[] = {
 };
 
 /* CDX keys as warcio.js 2.4's getSurt gives them (its cdx-index key),
- * but the last three, where url_canon's percent-encoding and trailing
+ * but the last four, where url_canon's percent-encoding and trailing
  * dot differ from the WHATWG parser's (url.h). */
 static const struct pair_case cdx_key_cases[] = {
 	{ "http://www.example.com/a/b", "com,example)/a/b" },
@@ -268,6 +268,7 @@ static const struct pair_case cdx_key_cases[] = {
 	{ "http://www.example.com:99999/X", "http://example.com:99999/X" },
 	{ "http://example.com/%7Euser", "com,example)/~user" },
 	{ "http://example.com/a|b", "com,example)/a%7cb" },
+	{ "http://example.com/a\\b?c\\d", "com,example)/a/b?c%5cd" },
 	{ "http://www.example.com.:8080/", "com,example:8080)/" },
 };
 
