@@ -24,16 +24,16 @@
 
 static const char usage[] =
     "usage: wa-cdx [-kq] [-o FILE] [-n NAME] WARC...\n"
-    "Writes a CDXJ index of the WARC files (\"-\" for stdin, gzip or plain), as\n"
-    "pywb reads it and warcio.js's cdx-index writes it: for each response,\n"
-    "revisit, resource and metadata record, a line\n"
-    "  SURT-KEY TIMESTAMP {\"url\", \"mime\", \"status\", \"digest\", \"length\",\n"
+    "Writes the CDXJ index of the WARC files (\"-\" for stdin; gzip or plain)\n"
+    "that pywb replays from: a line per record warcio.js's cdx-index takes\n"
+    "(responses, revisits, resources, metadata, conversions),\n"
+    "  KEY TIMESTAMP {\"url\", \"mime\", \"status\", \"digest\", \"length\",\n"
     "  \"offset\", \"filename\"}\n"
-    "sorted in byte order (see wa-formats(5), \"CDXJ indexes\").\n"
+    "in byte order (see wa-formats(5), \"CDXJ indexes\").\n"
     "  -o FILE  write the index to FILE, whole or not at all (default: stdout)\n"
     "  -k       keep going past records that cannot be read or indexed: -o\n"
     "           holds the others, exit 0 (default: -o is not written, exit 1)\n"
-    "  -n NAME  the filename written for stdin (default \"-\")\n"
+    "  -n NAME  the file name written for stdin (default \"-\")\n"
     "  -q       no summary\n"
     "  -h       this help;  --version  the version\n"
     "See wa-cdx(1).\n";
