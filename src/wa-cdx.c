@@ -13,6 +13,7 @@
 #include "httpresp.h"
 #include "sorter.h"
 #include "url.h"
+#include "utf8.h"
 #include "wa.h"
 #include "warc.h"
 
@@ -82,22 +83,32 @@ indexed_type(const struct warc_record *rec)
 	    content_type && strcmp(content_type, "application/warc-fields") == 0);
 }
 
-/* s[0, n) as a JSON string, escaped as JSON.stringify escapes it. */
+/* s[0, n) as a JSON string, escaped as JSON.stringify escapes it, with
+ * what is no UTF-8 replaced by U+FFFD as warcio.js's decoder does. */
 static void
 put_json_string(FILE *out, const char *s, size_t n)
 {
+	const unsigned char *p = (const unsigned char *)s, *end = p + n;
 	putc('"', out);
-	for (size_t i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
+	while (p < end) {
+		unsigned char c = *p;
 		const char *esc = c == '"' ? "\\\"" : c == '\\' ? "\\\\" : c == '\b' ? "\\b" :
 		    c == '\f' ? "\\f" : c == '\n' ? "\\n" : c == '\r' ? "\\r" :
 		    c == '\t' ? "\\t" : NULL;
+		size_t len = 1, part;
 		if (esc)
 			fputs(esc, out);
 		else if (c < 0x20)
 			fprintf(out, "\\u%04x", c);
-		else
+		else if (c < 0x80)
 			putc(c, out);
+		else if ((len = utf8_sequence(p, end, &part)))
+			fwrite(p, 1, len, out);
+		else {
+			fputs("\xef\xbf\xbd", out);
+			len = part;
+		}
+		p += len;
 	}
 	putc('"', out);
 }

@@ -125,6 +125,15 @@ for f in gzip-members plain-mode0 plain-mode1; do
 	same_index "$tmp/seed-$f" "testdata/fuzz/warc/$f"
 done
 
+# A header value that is no UTF-8: U+FFFD for its bad bytes, the rest kept,
+# control characters escaped as JSON escapes them; the length counts the
+# 115 bytes from "WARC/" to the end of the block.
+printf 'WARC/1.1\r\nWARC-Type: resource\r\nWARC-Date: 2024-05-06T07:08:09Z\r\nWARC-Target-URI: urn:x:\303\251\374\001\r\nContent-Length: 1\r\n\r\nx\r\n\r\n' \
+	>"$tmp/utf8.warc"
+is "$(wa-cdx -q "$tmp/utf8.warc")" \
+	"$(printf 'urn:x:\303\251\374\001 20240506070809 {"url":"urn:x:\303\251\357\277\275\\u0001","length":"115","offset":"0","filename":"utf8.warc"}')" \
+	"bytes that are no UTF-8 in the JSON as U+FFFD, controls escaped"
+
 # A gzip file of one member for all records: no offset finds a record.
 gzip -dc "$tmp/mixed.warc.gz" | gzip >"$tmp/one.warc.gz"
 exits 1 "one gzip member for all records: exit 1" wa-cdx -q "$tmp/one.warc.gz"
