@@ -772,6 +772,23 @@ is_ip(const char *h, size_t n)
 	return h[0] == '[' || is_ipv4(h, n);
 }
 
+/* Writes the labels of the host [h, e) to d in reverse order, joined by
+ * ','; returns the end. */
+static char *
+reversed_labels(const char *h, const char *e, char *d)
+{
+	for (const char *label_end = e; label_end > h;) {
+		const char *label = label_end;
+		while (label > h && label[-1] != '.')
+			label--;
+		memcpy(d, label, (size_t)(label_end - label));
+		d += label_end - label;
+		*d++ = ',';
+		label_end = label - (label > h);
+	}
+	return d - 1;
+}
+
 bool
 url_surt(const char *url, char *out)
 {
@@ -783,16 +800,7 @@ url_surt(const char *url, char *out)
 		memcpy(d, h, (size_t)(e - h));
 		d += e - h;
 	} else {
-		for (const char *label_end = e; label_end > h;) {
-			const char *label = label_end;
-			while (label > h && label[-1] != '.')
-				label--;
-			memcpy(d, label, (size_t)(label_end - label));
-			d += label_end - label;
-			*d++ = ',';
-			label_end = label - (label > h);
-		}
-		d--;
+		d = reversed_labels(h, e, d);
 	}
 	*d++ = ')';
 	strcpy(d, e);	/* ":PORT", path and query */
@@ -855,16 +863,8 @@ url_cdx_key(const char *url)
 	if (n > URL_MAX || !url_canon(low, canon, &why) || !(path = split(canon, &h, &e)))
 		return stripped;
 	free(stripped);
-	char *key = wa_malloc(2 * URL_BUFSIZE), *d = key;
-	for (const char *label_end = e; label_end > h;) {
-		const char *label = label_end;
-		while (label > h && label[-1] != '.')
-			label--;
-		d += sprintf(d, "%.*s,", (int)(label_end - label), label);
-		label_end = label - (label > h);
-	}
-	d += sprintf(d - 1, "%.*s)%.*s", (int)(path - e), e,
-	    (int)strcspn(path, "?"), path) - 1;
+	char *key = wa_malloc(URL_BUFSIZE + 2), *d = reversed_labels(h, e, key);
+	d += sprintf(d, "%.*s)%.*s", (int)(path - e), e, (int)strcspn(path, "?"), path);
 	const char *query = strchr(path, '?');
 	if (query)
 		d = append_sorted_args(d, query + 1);
