@@ -125,6 +125,27 @@ for f in gzip-members plain-mode0 plain-mode1; do
 	same_index "$tmp/seed-$f" "testdata/fuzz/warc/$f"
 done
 
+# A block larger than wa-cdx keeps in memory (64 KiB), plain and gzip
+# per record, between two small ones.  Their HTTP heads have a field:
+# without one, warcio.js reads 2 bytes past the block in a plain file and
+# counts them in the length.
+{ printf 'HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n\r\n'; head -c 300000 /dev/zero | tr '\0' a; } \
+	>"$tmp/big.block"
+for i in 1 2 3; do
+	b=$tmp/big.block
+	[ $i = 2 ] || { printf 'HTTP/1.1 204 No Content\r\nServer: t\r\n\r\n' >"$tmp/small.block"; b=$tmp/small.block; }
+	printf 'WARC/1.1\r\nWARC-Type: response\r\nWARC-Date: 2024-05-06T07:08:0%sZ\r\nWARC-Target-URI: http://example.com/%s\r\nContent-Type: application/http;msgtype=response\r\nContent-Length: %s\r\n\r\n' \
+		$i $i "$(wc -c <"$b" | tr -d ' ')" >"$tmp/rec$i"
+	cat "$b" >>"$tmp/rec$i"
+	printf '\r\n\r\n' >>"$tmp/rec$i"
+done
+cat "$tmp/rec1" "$tmp/rec2" "$tmp/rec3" >"$tmp/large.warc"
+for i in 1 2 3; do gzip -c "$tmp/rec$i"; done >"$tmp/large.warc.gz"
+for f in large.warc large.warc.gz; do
+	same_index "$tmp/$f" "a 300 kB block, $f"
+	located "$tmp/$f" "$tmp/ours" "a 300 kB block, $f: offset and length cut out each record"
+done
+
 # A header value that is no UTF-8: U+FFFD for its bad bytes, the rest kept,
 # control characters escaped as JSON escapes them; the length counts the
 # 115 bytes from "WARC/" to the end of the block.
