@@ -203,24 +203,32 @@ put_line(FILE *out, const struct warc_record *rec, const char *uri, const char *
 	fputs("}\n", out);
 }
 
+/* One input file: its name in messages and in the index, and the count
+ * of its records that share a gzip member, which are told once. */
+struct cdx_input {
+	const char *name, *filename;
+	uint64_t shared;
+};
+
 static void
-index_record(struct cdx_run *run, const char *path, const struct warc_record *rec,
-    const char *filename)
+index_record(struct cdx_run *run, struct cdx_input *in, const struct warc_record *rec)
 {
 	if (!indexed_type(rec))
 		return;
 	char *uri = target_uri(rec);
-	const char *why = !uri ? "no WARC-Target-URI" :
-	    rec->end == 0 ? "the record shares its gzip member with others, so no "
-	    "offset finds it (index the decompressed file)" : NULL;
-	if (why) {
-		wa_warn("%s: offset %" PRIu64 ": %s: not indexed", path, rec->offset, why);
+	const char *why = !uri ? "no WARC-Target-URI" : NULL;
+	if (uri && rec->end == 0 && in->shared++ == 0)
+		why = "the record shares its gzip member with others, so no offset "
+		    "finds it (index the decompressed file)";
+	if (why)
+		wa_warn("%s: offset %" PRIu64 ": %s: not indexed", in->name, rec->offset, why);
+	if (!uri || rec->end == 0) {
 		run->errors++;
 		free(uri);
 		return;
 	}
 	char *key = url_cdx_key(uri);
-	put_line(run->sort.in, rec, uri, key, filename);
+	put_line(run->sort.in, rec, uri, key, in->filename);
 	free(key);
 	free(uri);
 	run->indexed++;
@@ -231,13 +239,18 @@ index_file(struct cdx_run *run, const char *path)
 {
 	bool is_stdin = strcmp(path, "-") == 0;
 	const char *slash = strrchr(path, '/');
-	const char *filename = is_stdin ? run->stdin_name : slash ? slash + 1 : path;
-	const char *name = is_stdin ? "stdin" : path;
+	struct cdx_input in = {
+		.name = is_stdin ? "stdin" : path,
+		.filename = is_stdin ? run->stdin_name : slash ? slash + 1 : path,
+	};
 	struct warc_reader *r = warc_reader_open(path);
 	struct warc_record rec;
 	warc_reader_max_block(r, BLOCK_KEEP, BLOCK_KEEP);
 	while (warc_read(r, &rec))
-		index_record(run, name, &rec, filename);
+		index_record(run, &in, &rec);
+	if (in.shared > 1)
+		wa_warn("%s: %" PRIu64 " more records share a gzip member: not indexed",
+		    in.name, in.shared - 1);
 	run->errors += warc_reader_errors(r);
 	run->files++;
 	warc_reader_close(r);
