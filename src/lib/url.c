@@ -863,7 +863,8 @@ url_cdx_key(const char *url)
 	if (n > URL_MAX || !url_canon(low, canon, &why) || !(path = split(canon, &h, &e)))
 		return stripped;
 	free(stripped);
-	char *key = wa_malloc(URL_BUFSIZE + 2), *d = reversed_labels(h, e, key);
+	char *key = wa_malloc(URL_BUFSIZE + 2);
+	char *d = *h == '[' ? mempcpy(key, h, (size_t)(e - h)) : reversed_labels(h, e, key);
 	d += sprintf(d, "%.*s)%.*s", (int)(path - e), e, (int)strcspn(path, "?"), path);
 	const char *query = strchr(path, '?');
 	if (query)

@@ -92,8 +92,10 @@ bool url_surt(const char *url, char *out);
  * parsed by url_canon, where warcio.js uses the WHATWG URL parser: the
  * keys are the same for a URL canonical once lower-cased, and may differ
  * in the percent-encoding of others (url_canon decodes "%7e" and encodes
- * '|' and a backslash in the query, which that parser leaves) and in a
- * trailing dot of the host (url_canon drops it).  A URL that is no
+ * '|' and a backslash in the query, which that parser leaves), in a
+ * trailing dot of the host (url_canon drops it) and in an IPv6 address
+ * with an IPv4 part (url_canon writes "::ffff:1.2.3.4", WHATWG
+ * "::ffff:102:304").  A URL that is no
  * "http://" or "https://" URL, or that url_canon refuses, is its own
  * key, as in warcio.js (after the cut of "www"). */
 char *url_cdx_key(const char *url);

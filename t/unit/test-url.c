@@ -239,8 +239,8 @@ static const struct pair_case surt_cases[] = {
 };
 
 /* CDX keys as warcio.js 2.4's getSurt gives them (its cdx-index key),
- * but the last four, where url_canon's percent-encoding and trailing
- * dot differ from the WHATWG parser's (url.h). */
+ * but the last five, where url_canon's percent-encoding, trailing dot and
+ * IPv4 part of an IPv6 address differ from the WHATWG parser's (url.h). */
 static const struct pair_case cdx_key_cases[] = {
 	{ "http://www.example.com/a/b", "com,example)/a/b" },
 	{ "http://www2.Example.COM:8080/A/B?b=2&a=1&A=0#frag",
@@ -253,6 +253,7 @@ static const struct pair_case cdx_key_cases[] = {
 	{ "https://example.com:80/", "com,example:80)/" },
 	{ "http://127.0.0.1:8080/p", "1,0,0,127:8080)/p" },
 	{ "http://[::1]:8080/x", "[::1]:8080)/x" },
+	{ "http://[2001:DB8::1]/X", "[2001:db8::1])/x" },
 	{ "http://example.com/?", "com,example)/" },
 	{ "http://example.com/p?&b&a", "com,example)/p?&a&b" },
 	{ "http://example.com/a/../b/./c", "com,example)/b/c" },
@@ -270,6 +271,7 @@ static const struct pair_case cdx_key_cases[] = {
 	{ "http://example.com/a|b", "com,example)/a%7cb" },
 	{ "http://example.com/a\\b?c\\d", "com,example)/a/b?c%5cd" },
 	{ "http://www.example.com.:8080/", "com,example:8080)/" },
+	{ "http://[::ffff:1.2.3.4]:8080/", "[::ffff:1.2.3.4]:8080)/" },
 };
 
 static const struct pair_case host_cases[] = {
