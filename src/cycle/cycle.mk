@@ -356,3 +356,22 @@ $(C)/report.txt: $(C)/next.tsv $(C)/.settings-report
 	awk -F '$(TAB)' '{ printf "  %s %s\n", $$1, $$2 }' '$(C)/summary.tsv'; \
 	} >'$@.tmp'
 	mv '$@.tmp' '$@'
+
+# With CDX=yes, a CDXJ index beside each WARC file of the fetch, for replay
+# and lookup with pywb (wa-cdx(1)): crawl.warc.gz -> crawl.cdxj,
+# crawl-00001.warc.gz -> crawl-00001.cdxj.  The last step (cycle) waits for
+# them.  crawl.cdxj, the target, is written last, so that an index step
+# killed on the way is done again whole.
+CDX = no
+ifneq ($(filter-out yes no,$(CDX)),)
+$(error CDX is yes or no, not '$(CDX)')
+endif
+ifeq ($(CDX),yes)
+cycle: $(C)/crawl.cdxj
+endif
+$(C)/crawl.cdxj: $(C)/fetch.log
+	rm -f '$(C)'/crawl*.cdxj
+	set -- '$(C)'/crawl-[0-9]*.warc.gz; [ -e "$$1" ] || shift; \
+	for w in "$$@" '$(C)/crawl.warc.gz'; do \
+		$(call tool,cdx) -q -o "$${w%.warc.gz}.cdxj" "$$w" || exit 1; \
+	done

@@ -772,6 +772,23 @@ is_ip(const char *h, size_t n)
 	return h[0] == '[' || is_ipv4(h, n);
 }
 
+/* Writes the labels of the host [h, e) to d in reverse order, joined by
+ * ','; returns the end. */
+static char *
+reversed_labels(const char *h, const char *e, char *d)
+{
+	for (const char *label_end = e; label_end > h;) {
+		const char *label = label_end;
+		while (label > h && label[-1] != '.')
+			label--;
+		memcpy(d, label, (size_t)(label_end - label));
+		d += label_end - label;
+		*d++ = ',';
+		label_end = label - (label > h);
+	}
+	return d - 1;
+}
+
 bool
 url_surt(const char *url, char *out)
 {
@@ -783,20 +800,78 @@ url_surt(const char *url, char *out)
 		memcpy(d, h, (size_t)(e - h));
 		d += e - h;
 	} else {
-		for (const char *label_end = e; label_end > h;) {
-			const char *label = label_end;
-			while (label > h && label[-1] != '.')
-				label--;
-			memcpy(d, label, (size_t)(label_end - label));
-			d += label_end - label;
-			*d++ = ',';
-			label_end = label - (label > h);
-		}
-		d--;
+		d = reversed_labels(h, e, d);
 	}
 	*d++ = ')';
 	strcpy(d, e);	/* ":PORT", path and query */
 	return true;
+}
+
+/* warcio.js strips "www", digits and a dot after the scheme before it
+ * lower-cases the URL, so "WWW." stays. */
+static void
+strip_www(char *url)
+{
+	char *host = (char *)after_scheme(url), *p = host + 3;
+	if (strncmp(host, "www", 3) != 0)
+		return;
+	while (is_digit(*p))
+		p++;
+	if (*p == '.')
+		memmove(host, p + 1, strlen(p + 1) + 1);
+}
+
+static int
+compare_strings(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Appends the query args of a canonical URL, in byte order. */
+static char *
+append_sorted_args(char *d, const char *query)
+{
+	char *copy = wa_strdup(query), **args = NULL, *arg;
+	size_t n = 0, cap = 0;
+	for (char *rest = copy; (arg = strsep(&rest, "&"));) {
+		if (n == cap)
+			args = wa_reallocarray(args, cap = cap ? 2 * cap : 8, sizeof *args);
+		args[n++] = arg;
+	}
+	qsort(args, n, sizeof *args, compare_strings);
+	for (size_t i = 0; i < n; i++)
+		d += sprintf(d, "%s%s", i ? "&" : "?", args[i]);
+	free(args);
+	free(copy);
+	return d;
+}
+
+char *
+url_cdx_key(const char *url)
+{
+	if (!after_scheme(url))
+		return wa_strdup(url);
+	char *stripped = wa_strdup(url), low[URL_BUFSIZE], canon[URL_BUFSIZE];
+	strip_www(stripped);
+	size_t n = strlen(stripped), path_end = strcspn(stripped, "?#");
+	/* In an http URL a backslash before the query is a '/' to WHATWG. */
+	for (size_t i = 0; i < n && i < URL_MAX; i++)
+		low[i] = stripped[i] == '\\' && i < path_end ? '/' :
+		    (char)lower((unsigned char)stripped[i]);
+	low[n < URL_MAX ? n : URL_MAX] = '\0';
+	const char *why, *h, *e, *path;
+	if (n > URL_MAX || !url_canon(low, canon, &why) || !(path = split(canon, &h, &e)))
+		return stripped;
+	free(stripped);
+	char *key = wa_malloc(URL_BUFSIZE + 2);
+	char *d = *h == '[' ? mempcpy(key, h, (size_t)(e - h)) : reversed_labels(h, e, key);
+	d += sprintf(d, "%.*s)%.*s", (int)(path - e), e, (int)strcspn(path, "?"), path);
+	const char *query = strchr(path, '?');
+	if (query)
+		d = append_sorted_args(d, query + 1);
+	for (char *p = key; p < d; p++)
+		*p = (char)lower((unsigned char)*p);
+	return key;
 }
 
 int

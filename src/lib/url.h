@@ -77,6 +77,29 @@ bool url_resolve(const char *base, const char *ref, char *out, const char **why)
  * url is not in canonical form. */
 bool url_surt(const char *url, char *out);
 
+/* The CDX key of a WARC record's target URI (man/wa-formats.5, "CDXJ
+ * indexes"), malloc'ed: the key pywb and warcio.js's cdx-index look
+ * records up by.  Like warcio.js, "www", digits and a dot after
+ * "http://" or "https://" are cut (before the case is lowered, so
+ * "WWW." stays), then the whole URL is lower-cased (a backslash before
+ * the query taken as '/', as WHATWG's URL parser does) and parsed: the
+ * host's labels reversed and joined by ',' (IPv4 addresses too), then
+ * ":PORT" for a non-default port, then ')', the path, and the query's
+ * '&'-separated arguments sorted in byte order; no scheme, no fragment:
+ *   http://www.Example.com:8080/A?b=2&a=1  com,example:8080)/a?a=1&b=2
+ * The port stands before the ')' here, and after it in url_surt's key,
+ * whose order puts a domain and its subdomains together.  The URL is
+ * parsed by url_canon, where warcio.js uses the WHATWG URL parser: the
+ * keys are the same for a URL canonical once lower-cased, and may differ
+ * in the percent-encoding of others (url_canon decodes "%7e" and encodes
+ * '|' and a backslash in the query, which that parser leaves), in a
+ * trailing dot of the host (url_canon drops it) and in an IPv6 address
+ * with an IPv4 part (url_canon writes "::ffff:1.2.3.4", WHATWG
+ * "::ffff:102:304").  A URL that is no
+ * "http://" or "https://" URL, or that url_canon refuses, is its own
+ * key, as in warcio.js (after the cut of "www"). */
+char *url_cdx_key(const char *url);
+
 /* Orders (key, URL) pairs: keys first, then URLs, in byte order. */
 int url_surt_cmp(const char *key_a, const char *url_a, const char *key_b,
     const char *url_b);

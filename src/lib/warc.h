@@ -41,6 +41,14 @@ struct warc_field {
 
 struct warc_record {
 	uint64_t offset;	/* where the record starts in the file */
+	/* Where it ends, so that [offset, end) is the record alone, the
+	 * bytes an index points a reader to.  Plain input: the end of the
+	 * block (the CRLF CRLF after it not counted, as warcio and pywb
+	 * count a record's length).  Gzip input: the end of the record's
+	 * member, which is where the next member begins (so damaged bytes
+	 * between the two count too) or the end of the input; 0 if the
+	 * record does not end its member (a member of several records). */
+	uint64_t end;
 	const char *version;	/* "WARC/1.1" */
 	struct warc_field *fields;	/* the header fields, in order */
 	size_t nfields;

@@ -380,6 +380,24 @@ at_member_start(const struct warc_reader *r, size_t at)
 	return false;
 }
 
+/* The end of the record whose block ends at buf[block_end] and is
+ * followed by its line ends up to buf[after] (warc_record.end);
+ * member_start tells whether it began a gzip member. */
+static uint64_t
+record_end(const struct warc_reader *r, bool member_start, size_t block_end,
+    size_t after)
+{
+	uint64_t u = r->ubase + after;
+	if (!r->gz)
+		return r->ubase + block_end;
+	if (!member_start)
+		return 0;
+	for (size_t i = 0; i < r->nmarks && r->marks[i].upos <= u; i++)
+		if (r->marks[i].upos == u)
+			return r->marks[i].coff;
+	return r->out_eof && after == r->len ? r->in_base + r->in_len : 0;
+}
+
 /* Moves pos to the next place at or after from (at least 1) where a
  * record may begin: "WARC/" at a line start or at a gzip member start.
  * Memory stays bounded: what has been searched is dropped. */
@@ -579,6 +597,7 @@ parse_record(struct warc_reader *r, struct warc_record *rec)
 	}
 	compact(r);
 	uint64_t off = offset_of(r, 0);
+	bool member_start = at_member_start(r, 0);
 	r->pos = 1;
 	have(r, 0, 5);
 	size_t brk = next_break(r, 0);
@@ -691,6 +710,7 @@ parse_record(struct warc_reader *r, struct warc_record *rec)
 		return PARSE_BAD;
 	}
 	rec->offset = off;
+	rec->end = record_end(r, member_start, tail, tail + e1 + e2);
 	rec->version = r->hdr;
 	rec->block = cut ? r->cut : r->buf + block;
 	rec->block_len = cut ? r->keep : (size_t)clen;

@@ -238,6 +238,42 @@ static const struct pair_case surt_cases[] = {
 	{ "http://example.com?x", NULL },
 };
 
+/* CDX keys as warcio.js 2.4's getSurt gives them (its cdx-index key),
+ * but the last five, where url_canon's percent-encoding, trailing dot and
+ * IPv4 part of an IPv6 address differ from the WHATWG parser's (url.h). */
+static const struct pair_case cdx_key_cases[] = {
+	{ "http://www.example.com/a/b", "com,example)/a/b" },
+	{ "http://www2.Example.COM:8080/A/B?b=2&a=1&A=0#frag",
+	    "com,example:8080)/a/b?a=0&a=1&b=2" },
+	{ "https://WWW.example.com/", "com,example,www)/" },
+	{ "http://www.www.example.com/", "com,example,www)/" },
+	{ "http://wwwx.example.com/", "com,example,wwwx)/" },
+	{ "http://example.com:80/x", "com,example)/x" },
+	{ "https://example.com:443/", "com,example)/" },
+	{ "https://example.com:80/", "com,example:80)/" },
+	{ "http://127.0.0.1:8080/p", "1,0,0,127:8080)/p" },
+	{ "http://[::1]:8080/x", "[::1]:8080)/x" },
+	{ "http://[2001:DB8::1]/X", "[2001:db8::1])/x" },
+	{ "http://example.com/?", "com,example)/" },
+	{ "http://example.com/p?&b&a", "com,example)/p?&a&b" },
+	{ "http://example.com/a/../b/./c", "com,example)/b/c" },
+	{ "http://example.com/x?q=%2F", "com,example)/x?q=%2f" },
+	{ "http://example.com", "com,example)/" },
+	{ "http://user:pw@www.example.com/", "com,example,www)/" },
+	{ "http://www.example.com/a b", "com,example)/a%20b" },
+	{ "http://Bücher.de/", "de,xn--bcher-kva)/" },
+	{ "http://example.com/?a=1;b=2", "com,example)/?a=1;b=2" },
+	{ "metadata://gnu.org/x", "metadata://gnu.org/x" },
+	{ "dns:example.com", "dns:example.com" },
+	{ "HTTP://www.example.com/", "HTTP://www.example.com/" },
+	{ "http://www.example.com:99999/X", "http://example.com:99999/X" },
+	{ "http://example.com/%7Euser", "com,example)/~user" },
+	{ "http://example.com/a|b", "com,example)/a%7cb" },
+	{ "http://example.com/a\\b?c\\d", "com,example)/a/b?c%5cd" },
+	{ "http://www.example.com.:8080/", "com,example:8080)/" },
+	{ "http://[::ffff:1.2.3.4]:8080/", "[::ffff:1.2.3.4]:8080)/" },
+};
+
 static const struct pair_case host_cases[] = {
 	{ "http://www.example.com:8080/x", "www.example.com" },
 	{ "https://[::1]:8443/", "[::1]" },
@@ -539,6 +575,17 @@ test_pairs(const char *what, bool (*fn)(const char *, char *), const struct pair
 	}
 }
 
+static void
+test_cdx_keys(void)
+{
+	for (size_t i = 0; i < sizeof cdx_key_cases / sizeof *cdx_key_cases; i++) {
+		char *key = url_cdx_key(cdx_key_cases[i].url);
+		is_str(key, cdx_key_cases[i].want, "CDX key of %s is %s",
+		    show(cdx_key_cases[i].url), cdx_key_cases[i].want);
+		free(key);
+	}
+}
+
 static int
 order(const void *a, const void *b)
 {
@@ -744,6 +791,7 @@ main(void)
 	test_pairs("host", url_host, host_cases, sizeof host_cases / sizeof host_cases[0]);
 	test_pairs("registrable domain", url_registrable_domain, domain_cases,
 	    sizeof domain_cases / sizeof domain_cases[0]);
+	test_cdx_keys();
 	test_order();
 	for (size_t i = 0; i < sizeof host_source_cases / sizeof *host_source_cases; i++)
 		test_host(&host_source_cases[i]);
