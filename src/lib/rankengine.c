@@ -91,10 +91,10 @@ engine_open(struct engine *e, const struct graph *g, const struct rank_plan *pla
 			    "%llu group%s of parts", (unsigned long long)e->pb.groups,
 			    e->pb.groups == 1 ? "" : "s");
 		if (wa_verbose)
-			wa_warn("%sGauss-Seidel on %u parts of up to %llu pages, %llu links between "
+			wa_warn("%sGauss-Seidel on %u part%s of up to %llu pages, %llu links between "
 			    "them by propagation blocking%s",
 			    e->inverted ? "usefulness, the links inverted: " : "", e->nslices,
-			    (unsigned long long)e->max_slice_nodes,
+			    e->nslices == 1 ? "" : "s", (unsigned long long)e->max_slice_nodes,
 			    (unsigned long long)e->pb.gather_off[np * np], files);
 	}
 	if (wa_verbose && plan->on_disk)
