@@ -104,13 +104,14 @@ static void
 summarize(struct fetch *f)
 {
 	size_t sites = f->sites.nall;
-	char retries[48] = "";
+	char summary[64];
+	int n = snprintf(summary, sizeof summary, "%zu %s", sites,
+	    plural(sites, "site", "sites"));
 	if (f->retries_decided > 0)
-		snprintf(retries, sizeof retries, ", %llu %s",
+		snprintf(summary + n, sizeof summary - n, ", %llu %s",
 		    (unsigned long long)f->retries_decided,
 		    plural(f->retries_decided, "retry", "retries"));
-	progress_summary(&f->pg, "%zu %s%s", sites, plural(sites, "site", "sites"),
-	    retries);
+	progress_summary(&f->pg, summary);
 }
 
 /* How long to poll: until the next site is ready, a second at most. */

@@ -129,12 +129,9 @@ progress_wait_left(struct progress *pg, double seconds)
 }
 
 void
-progress_summary(struct progress *pg, const char *fmt, ...)
+progress_summary(struct progress *pg, const char *summary)
 {
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(pg->note, sizeof pg->note, fmt, ap);
-	va_end(ap);
+	snprintf(pg->note, sizeof pg->note, "%s", summary);
 }
 
 void

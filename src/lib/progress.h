@@ -45,8 +45,7 @@ void progress_note(struct progress *pg, const char *fmt, ...)
 void progress_wait_left(struct progress *pg, double seconds);
 /* Replaces the note with what the run did, for the final line; draws
  * nothing. */
-void progress_summary(struct progress *pg, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+void progress_summary(struct progress *pg, const char *summary);
 /* Shows the final figures once (not with -q) and ends the live line. */
 void progress_end(struct progress *pg);
 
