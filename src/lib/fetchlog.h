@@ -34,8 +34,8 @@ struct fetch_row {
 	const char *retried;	/* the statuses of those retried, "503,503" */
 };
 
-/* Writes row as one TSV line of 11 columns, 13 if it was retried; a tab, CR or LF inside a text field (an
- * ETag may hold one) becomes a space. */
+/* Writes row as one TSV line of 11 columns, 13 if it was retried; a tab,
+ * CR or LF inside a text field (an ETag may hold one) becomes a space. */
 void fetchlog_write(FILE *fp, const struct fetch_row *row);
 /* The same line in a malloc'ed string. */
 char *fetchlog_format(const struct fetch_row *row);
