@@ -35,7 +35,7 @@ static const char usage[] =
     "  -o WARC         WARC/1.1 output (.warc.gz: a gzip member per record)\n"
     "  -P, --previous LOG  previous fetch log: conditional requests, changed column\n"
     "  -w SECONDS  wait between requests to a site (5s);  -r N  connections (32)\n"
-    "  --per-connection N  requests per connection (100)\n"
+    "  --per-connection N  requests per connection (100);  --retries N  per URL (2)\n"
     "  -L N            follow up to N redirects (0: log them, do not follow)\n"
     "  -A AGENT        User-Agent (wa-fetch/VERSION; --contact URL adds (+URL))\n"
     "  -H 'NAME: VALUE'          a header field for every request (repeatable)\n"
@@ -59,12 +59,12 @@ enum {
 	OPT_MAX_SIZE, OPT_MAX_CRAWL_DELAY, OPT_WARC_MAX_SIZE, OPT_ROBOTS_CACHE,
 	OPT_RESUME, OPT_CONNECT_TIMEOUT, OPT_TIMEOUT, OPT_LOW_SPEED_LIMIT,
 	OPT_LOW_SPEED_TIME, OPT_ROBOTS_AGENT, OPT_CONTACT, OPT_PER_CONNECTION, OPT_WARC_COPY,
-	OPT_CACERT, OPT_CAPATH,
+	OPT_CACERT, OPT_CAPATH, OPT_RETRIES,
 };
 
 static const struct fetch_options default_options = {
 	.wait = 5, .max_crawl_delay = 30, .connect_timeout = 10, .timeout = 120,
-	.low_speed_time = 30, .parallel = 32, .per_connection = 100,
+	.low_speed_time = 30, .parallel = 32, .per_connection = 100, .retries = 2,
 	.max_size = 10 << 20, .warc_max_size = 1 << 30, .low_speed_limit = 1024,
 	.agent = "wa-fetch/" WA_VERSION, .now = -1,
 };
@@ -130,6 +130,7 @@ parse_options(struct fetch_options *opt, struct transfer_config *tcfg, int argc,
 		{ "per-connection", required_argument, NULL, OPT_PER_CONNECTION },
 		{ "cacert", required_argument, NULL, OPT_CACERT },
 		{ "capath", required_argument, NULL, OPT_CAPATH },
+		{ "retries", required_argument, NULL, OPT_RETRIES },
 		WA_COMMON_LONGOPTS
 	};
 	/* The spellings of the release before. */
@@ -160,6 +161,9 @@ parse_options(struct fetch_options *opt, struct transfer_config *tcfg, int argc,
 		}
 		case OPT_PER_CONNECTION:
 			opt->per_connection = opt_count("--per-connection", optarg, 1, 1000000);
+			break;
+		case OPT_RETRIES:
+			opt->retries = opt_count("--retries", optarg, 0, 10);
 			break;
 		case 'L':
 			opt->follow = opt_count("-L", optarg, 0, 50);

@@ -129,7 +129,7 @@ is "$rc" "$(grep -q interrupted "$tmp/log" && echo 1 || echo 0)" "exit 1 only if
 # A server that sends its header and then nothing: three timeouts, then
 # the site is given up.
 for i in 1 2 3 4 5 6; do echo "$F/stall-body/$i"; done |
-    $FETCH -w 0 --timeout 1 >"$tmp/log" 2>"$tmp/err"
+    $FETCH -w 0 --timeout 1 --retries 0 >"$tmp/log" 2>"$tmp/err"
 is "$(cut -f 3 "$tmp/log" | tr '\n' ' ')" "timeout timeout timeout site-failed site-failed site-failed " \
 	"a site stalling after its header is given up after 3 timeouts"
 like "$(cat "$tmp/err")" "given up after 3 failed requests in a row \(last: timeout\)" "and the reason is given"

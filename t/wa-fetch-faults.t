@@ -53,7 +53,7 @@ is "$(warcio_tsv "$tmp/f.warc.gz" warc-type warc-truncated | grep response | tai
 	"is archived as WARC-Truncated: disconnect"
 is "$(fetch $F/bad-chunked | cut -f 1)" "network" "broken chunked encoding"
 is "$(fetch $F/429 | cut -f 1)" 429 "429 is logged"
-printf '%s\n' $F/503 $F/ok | timeout 60 wa-fetch --allow-private -q -w 0 $FAULT_RESOLVE >"$tmp/log"
+printf '%s\n' $F/503 $F/ok | timeout 60 wa-fetch --allow-private -q -w 0 --retries 0 $FAULT_RESOLVE >"$tmp/log"
 is "$(cut -f 3 "$tmp/log" | tr '\n' ' ')" "503 200 " "503 is logged and the site goes on"
 
 T=https://tls.test:8443

@@ -60,7 +60,7 @@ is "$(row $U/gz/big.txt | cut -f 3-6)" \
 	"200	text/plain	$(wc -c <"$site/gz/big.txt")	$(sha1_b32 "$tmp/gz")" \
 	"a gzip page: the size after decoding, the digest of the body as sent"
 
-like "$(cat "$tmp/run.err")" "pages.*sites active, [0-9]+ idle connections" \
+like "$(cat "$tmp/run.err")" "pages.*sites? active, [0-9]+ idle connections?" \
 	"the progress line tells active sites and idle connections"
 like "$(cat "$tmp/run.err")" "wa-fetch: $U/missing 404" "-v tells each request"
 

@@ -63,7 +63,7 @@ nginx_start busy "$(t_addr 8)" 8080 "$tmp/site" '
 	location = /p1.html { add_header Retry-After 2 always; return 503; }
 	location = /p4.html { add_header Retry-After 3600 always; return 429; }'
 printf 'http://busy.test:8080/p%s.html\n' 1 2 3 4 5 |
-	wa-fetch $R --resolve busy.test:8080:$(t_addr 8) -w 0 >"$tmp/log" 2>"$tmp/stderr"
+	wa-fetch $R --resolve busy.test:8080:$(t_addr 8) -w 0 --retries 0 >"$tmp/log" 2>"$tmp/stderr"
 is "$(cut -f 3 "$tmp/log" | tr '\n' ' ')" "503 200 200 429 retry-after " \
 	"503 and 429 are logged, a Retry-After above the cap defers the rest"
 is "$(gaps busy | sed -n 2p | awk '{ print ($1 >= 2000) }')" 1 "Retry-After 2 waits 2 s"
@@ -72,7 +72,7 @@ like "$(cat "$tmp/stderr")" "Retry-After 3600s is more than --max-crawl-delay" "
 # A site failing again and again is given up.
 nginx_start bad "$(t_addr 9)" 8080 "$tmp/site" 'location ~ ^/p { return 500; }'
 printf 'http://bad.test:8080/p%s.html\n' 1 2 3 4 5 |
-	wa-fetch $R --resolve bad.test:8080:$(t_addr 9) -w 0 >"$tmp/log" 2>"$tmp/stderr"
+	wa-fetch $R --resolve bad.test:8080:$(t_addr 9) -w 0 --retries 0 >"$tmp/log" 2>"$tmp/stderr"
 is "$(cut -f 3 "$tmp/log" | tr '\n' ' ')" "500 500 500 site-failed site-failed " \
 	"three failures in a row give the site up"
 like "$(cat "$tmp/stderr")" "bad.test:8080: given up after 3 failed requests in a row \(last: 500\)" \

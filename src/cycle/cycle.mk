@@ -25,6 +25,8 @@ T = 6h
 WAIT = 5
 CONNECTIONS = 32
 PER_CONNECTION = 100
+# Retries of a URL within the fetch; empty: wa-fetch's default.
+RETRIES =
 RESOLVE =
 ALLOW_PRIVATE =
 USER_AGENT =
@@ -195,7 +197,7 @@ endif
 # fetch's time rather than after it.  A fetch that fails fails the step,
 # whatever wa-extract did.
 FETCH = $(call tool,fetch) $(FETCH_OPTS) $(if $(PREV),-P $(P)/fetched.tsv) \
-	-o '$(C)/crawl.warc.gz'
+	$(if $(RETRIES),--retries $(RETRIES)) -o '$(C)/crawl.warc.gz'
 $(C)/fetch.log: $(C)/plan.tsv $(C)/.settings-fetch
 	rm -f '$(C)'/crawl*.warc.gz '$(C)'/.*-overlap*
 ifeq ($(OVERLAP),yes)

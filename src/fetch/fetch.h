@@ -24,11 +24,14 @@
 #define STOP_GRACE_SECONDS 5.0
 /* robots.txt redirects followed (RFC 9309 sec. 2.3.1.2). */
 #define ROBOTS_MAX_REDIRECTS 5
+/* The wait before a URL's first retry when its site's delay is shorter;
+ * each further retry waits twice as long as the one before. */
+#define RETRY_MIN_WAIT 1.0
 
 struct fetch_options {
 	const char *warc, *warc_copy, *previous, *robots_cache, *resume;
 	double wait, max_crawl_delay, connect_timeout, timeout, low_speed_time;
-	unsigned long parallel, per_connection, follow;
+	unsigned long parallel, per_connection, follow, retries;
 	uint64_t max_size, warc_max_size, low_speed_limit;
 	bool allow_private, insecure;
 	const char *agent, *contact;
@@ -44,6 +47,19 @@ struct entry {
 	char *url;		/* canonical; as given if bad */
 	bool bad;
 	bool logged;
+};
+
+/* The retries decided on for an input URL. */
+struct retried {
+	unsigned count;
+	char *statuses;		/* "503,timeout"; NULL: none */
+};
+
+/* A job waiting to be queued again in its site, at a monotonic time. */
+struct retry {
+	double at;
+	struct site *site;
+	struct job job;
 };
 
 /* A row waiting for its records to be written. */
@@ -84,6 +100,12 @@ struct fetch {
 	size_t pending_head, npending, pending_cap;
 	uint64_t records_written;
 	struct timespec run_start;	/* real time the run began (--now) */
+	/* The retries waiting for their time, a min-heap by it. */
+	struct retry *retries;
+	size_t nretries, retries_cap;
+	uint64_t retries_decided;
+	/* By entry, once a retry is decided; a row takes its statuses. */
+	struct retried *retried;
 };
 
 /* input.c */
@@ -112,7 +134,9 @@ int64_t fetch_run_time(const struct fetch *f);
 /* Moves the transfer's start stamp, real time, to the run's clock. */
 void fetch_stamp_run_clock(const struct fetch *f, struct transfer *x);
 /* Logs row for entry; record: the number of the row's last WARC record,
- * 0 if it has none: the row waits until that record is written. */
+ * 0 if it has none: the row waits until that record is written.  The row
+ * of a retried entry gets its attempts and retried statuses (columns 12
+ * and 13 of the fetch log). */
 void fetch_log_row(struct fetch *f, const struct fetch_row *row, size_t entry,
     uint64_t record);
 /* A row for a URL that got no request: why is its status; led_to the
@@ -128,6 +152,9 @@ void fetch_flush_rows(struct fetch *f);
 void fetch_log_lost_rows(struct fetch *f);
 
 /* loop.c */
+/* Queues job (its url taken over) again in site once the monotonic time
+ * at has come, after the turns of the sites ready then. */
+void fetch_retry_at(struct fetch *f, struct site *site, struct job job, double at);
 /* Runs until every job is done or a signal stops it; false if stopped,
  * the URLs not done then logged as interrupted. */
 bool fetch_run(struct fetch *f);

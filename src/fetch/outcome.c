@@ -2,6 +2,7 @@
  * rules of its site, the page's fetch log row and WARC records, a
  * redirect to follow, and what the outcome means for the site (see
  * fetch.h). */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -236,19 +237,90 @@ compare_previous(struct fetch_row *row, const struct fetch_prev *prev,
 	    RECORD_SAME_DIGEST : RECORD_RESPONSE;
 }
 
+/* The Retry-After of a 429 or 503 in seconds; 0 if none. */
+static int64_t
+retry_after(const struct transfer *x, long code)
+{
+	curl_off_t seconds = 0;
+	if ((code == 429 || code == 503) &&
+	    curl_easy_getinfo(x->easy, CURLINFO_RETRY_AFTER, &seconds) != CURLE_OK)
+		seconds = 0;
+	return (int64_t)seconds;
+}
+
 /* What the page's outcome means for its site (sites_outcome). */
 static void
 page_site_outcome(struct fetch *f, struct transfer *x, CURLcode rc, long code,
     bool answered, const char *status, double now)
 {
-	curl_off_t retry_after = 0;
-	if ((code == 429 || code == 503) &&
-	    curl_easy_getinfo(x->easy, CURLINFO_RETRY_AFTER, &retry_after) != CURLE_OK)
-		retry_after = 0;
 	struct site_request r = { .code = code, .answered = answered,
 	    .broken = rc != CURLE_OK && !x->truncated,
-	    .retry_after = (int64_t)retry_after, .status = status };
+	    .retry_after = retry_after(x, code), .status = status };
 	sites_outcome(&f->sites, x->site, now, &r, f->opt.max_crawl_delay);
+}
+
+/* Whether a failure may pass: no answer in time, a connection refused or
+ * cut short, a 5xx but 501 and 505 (the request will never do), or a 429
+ * or 503 whose Retry-After is within --max-crawl-delay (a longer one
+ * defers the site to a later run). */
+static bool
+transient(const struct fetch *f, const struct transfer *x, CURLcode rc, long code)
+{
+	if (x->refused_private || x->truncated)
+		return false;
+	if (code == 429 || code == 503)
+		return retry_after(x, code) <= f->opt.max_crawl_delay;
+	if (code >= 500)
+		return code != 501 && code != 505;
+	switch (rc) {
+	case CURLE_OPERATION_TIMEDOUT:
+	case CURLE_COULDNT_CONNECT:
+	case CURLE_PARTIAL_FILE:
+	case CURLE_GOT_NOTHING:
+	case CURLE_SEND_ERROR:
+	case CURLE_RECV_ERROR:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* A transient failure of a URL with retries left (--retries): the URL
+ * waits while its site serves others, then joins the site's queue again,
+ * where the site's delay holds it as any job.  The wait doubles with each
+ * retry, from the site's delay (RETRY_MIN_WAIT at least), and is no
+ * shorter than the Retry-After.  The failed request leaves no record: the
+ * WARC holds the URL's last attempt, the one its row tells; the row lists
+ * the statuses of the others (fetch_log_row). */
+static bool
+retry_later(struct fetch *f, struct transfer *x, CURLcode rc, long code,
+    bool answered, const char *status, double now)
+{
+	struct site *site = x->site;
+	if (f->opt.retries == 0 || !transient(f, x, rc, code))
+		return false;
+	if (!f->retried)
+		f->retried = wa_calloc(f->nentries, sizeof *f->retried);
+	struct retried *r = &f->retried[x->job.entry];
+	if (r->count >= f->opt.retries)
+		return false;
+	double wait = ldexp(site->delay > RETRY_MIN_WAIT ? site->delay : RETRY_MIN_WAIT,
+	    (int)r->count);
+	if ((double)retry_after(x, code) > wait)
+		wait = (double)retry_after(x, code);
+	char *statuses = r->statuses ? wa_asprintf("%s,%s", r->statuses, status) :
+	    wa_strdup(status);
+	free(r->statuses);
+	r->statuses = statuses;
+	r->count++;
+	if (wa_verbose)
+		fprintf(stderr, "%s: %s: retry %u of %lu in %gs\n", wa_prog, x->job.url,
+		    r->count, f->opt.retries, wait);
+	page_site_outcome(f, x, rc, code, answered, status, now);
+	/* A site given up meanwhile logs the URL as it logs its others. */
+	fetch_retry_at(f, site, x->job, site->closed ? now : now + wait);
+	x->job.url = NULL;
+	return true;
 }
 
 /* The columns of an answered page's row; *mime and *target are
@@ -293,6 +365,8 @@ finish_page(struct fetch *f, struct transfer *x, CURLcode rc, double now)
 	row.status = page_status(x, rc, code, status, sizeof status);
 	if (wa_verbose)
 		fprintf(stderr, "%s: %s %s\n", wa_prog, job->url, row.status);
+	if (retry_later(f, x, rc, code, answered, row.status, now))
+		return;
 	if (!answered) {
 		/* No response: nothing to archive, the row says why. */
 		fetch_log_row(f, &row, job->entry, 0);

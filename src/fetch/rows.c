@@ -38,12 +38,10 @@ fetch_stamp_run_clock(const struct fetch *f, struct transfer *x)
 	x->usec = (long)(us % 1000000);
 }
 
-void
-fetch_log_row(struct fetch *f, const struct fetch_row *row, size_t entry,
-    uint64_t record)
+/* Writes the row, or keeps it until its record is written. */
+static void
+put_row(struct fetch *f, const struct fetch_row *row, size_t entry, uint64_t record)
 {
-	f->entries[entry].logged = true;
-	progress_set(&f->pg, ++f->logged_rows);
 	if (record <= f->records_written) {
 		fetchlog_write(stdout, row);
 		return;
@@ -54,6 +52,27 @@ fetch_log_row(struct fetch *f, const struct fetch_row *row, size_t entry,
 	}
 	f->pending[f->npending++] = (struct pending_row){ fetchlog_format(row), record,
 	    entry };
+}
+
+/* A retried URL's row counts its requests that came to an end: the
+ * retried ones, and its own if the row tells one. */
+void
+fetch_log_row(struct fetch *f, const struct fetch_row *row, size_t entry,
+    uint64_t record)
+{
+	struct retried *r = f->retried ? &f->retried[entry] : NULL;
+	f->entries[entry].logged = true;
+	progress_set(&f->pg, ++f->logged_rows);
+	if (!r || r->count == 0) {
+		put_row(f, row, entry, record);
+		return;
+	}
+	struct fetch_row with = *row;
+	with.attempts = r->count + (row->time >= 0);
+	with.retried = r->statuses;
+	put_row(f, &with, entry, record);
+	free(r->statuses);
+	r->statuses = NULL;
 }
 
 void

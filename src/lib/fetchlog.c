@@ -57,6 +57,10 @@ fetchlog_write(FILE *fp, const struct fetch_row *r)
 		else
 			put_text(fp, text[i]);
 	}
+	if (r->retried) {
+		fprintf(fp, "\t%u\t", r->attempts);
+		put_text(fp, r->retried);
+	}
 	putc('\n', fp);
 }
 

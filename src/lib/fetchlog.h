@@ -28,10 +28,14 @@ struct fetch_row {
 	int changed;		/* 1, 0, or -1 for '-' */
 	const char *redirect;	/* NULL: none */
 	const char *robots;	/* "allow", "disallow" or NULL */
+	/* Written as columns 12 and 13 only when retried is not NULL: a row
+	 * of a URL that was not retried keeps the 11 columns. */
+	unsigned attempts;	/* the URL's requests that came to an end */
+	const char *retried;	/* the statuses of those retried, "503,503" */
 };
 
-/* Writes row as one TSV line; a tab, CR or LF inside a text field (an
- * ETag may hold one) becomes a space. */
+/* Writes row as one TSV line of 11 columns, 13 if it was retried; a tab,
+ * CR or LF inside a text field (an ETag may hold one) becomes a space. */
 void fetchlog_write(FILE *fp, const struct fetch_row *row);
 /* The same line in a malloc'ed string. */
 char *fetchlog_format(const struct fetch_row *row);

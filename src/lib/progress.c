@@ -43,21 +43,45 @@ format_hms(char *buf, size_t n, double s)
 		snprintf(buf, n, "%lu:%02lu", t / 60, t % 60);
 }
 
+/* Per second from one a second up, else per minute: a slow crawl shows
+ * "12/min", not "0/s". */
+static int
+format_rate(char *buf, size_t n, double rate)
+{
+	if (rate >= 1)
+		return snprintf(buf, n, "%.0f/s", rate);
+	return snprintf(buf, n, rate >= 1.0 / 6 ? "%.0f/min" : "%.1f/min", 60 * rate);
+}
+
+/* A log's line starts with the time it was written. */
+static int
+format_now_utc(char *buf, size_t n)
+{
+	time_t t = time(NULL);
+	struct tm tm;
+	return (int)strftime(buf, n, "%Y-%m-%dT%H:%M:%SZ ", gmtime_r(&t, &tm));
+}
+
 static void
 show(struct progress *pg, double now, bool final)
 {
 	double elapsed = now - pg->started;
 	double rate = elapsed > 0 ? pg->done / elapsed : 0;
 	char line[512], when[32];
-	int n = snprintf(line, sizeof line, "%s: %llu", wa_prog, (unsigned long long)pg->done);
+	int n = pg->tty ? 0 : format_now_utc(line, sizeof line);
+	n += snprintf(line + n, sizeof line - n, "%s: %llu", wa_prog,
+	    (unsigned long long)pg->done);
 	if (pg->total)
 		n += snprintf(line + n, sizeof line - n, "/%llu", (unsigned long long)pg->total);
-	n += snprintf(line + n, sizeof line - n, " %s, %.0f/s", pg->what, rate);
+	n += snprintf(line + n, sizeof line - n, " %s, ", pg->what);
+	n += format_rate(line + n, sizeof line - n, rate);
+	double waits = pg->end_at_least - now;
 	if (final) {
 		format_hms(when, sizeof when, elapsed);
 		n += snprintf(line + n, sizeof line - n, ", %s", when);
-	} else if (pg->total && rate > 0 && pg->done <= pg->total) {
-		format_hms(when, sizeof when, (pg->total - pg->done) / rate);
+	} else if (pg->total && (rate > 0 || waits > 0) && pg->done <= pg->total) {
+		double left = rate > 0 ? (pg->total - pg->done) / rate : 0;
+		format_hms(when, sizeof when, left > waits ? left : waits);
 		n += snprintf(line + n, sizeof line - n, ", %.1f%%, %s left",
 		    100.0 * pg->done / pg->total, when);
 	}
@@ -96,6 +120,18 @@ progress_note(struct progress *pg, const char *fmt, ...)
 	vsnprintf(pg->note, sizeof pg->note, fmt, ap);
 	va_end(ap);
 	progress_tick(pg);
+}
+
+void
+progress_wait_left(struct progress *pg, double seconds)
+{
+	pg->end_at_least = monotonic_seconds() + seconds;
+}
+
+void
+progress_summary(struct progress *pg, const char *summary)
+{
+	snprintf(pg->note, sizeof pg->note, "%s", summary);
 }
 
 void

@@ -24,7 +24,7 @@ main(int argc, char **argv)
 	if (argc - optind != 2)
 		wa_usage_error("two arguments expected");
 	uint64_t n = opt_count("N", argv[optind], 1, 1000000);
-	uint64_t pause = opt_count("MICROSECONDS", argv[optind + 1], 0, 1000000);
+	uint64_t pause = opt_count("MICROSECONDS", argv[optind + 1], 0, 10000000);
 	struct progress pg;
 	progress_start(&pg, "items", total ? n : 0);
 	for (uint64_t i = 1; i <= n; i++) {
