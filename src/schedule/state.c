@@ -196,8 +196,13 @@ parse_page(const struct schedule *s, struct tsv *t, struct side *ov, struct side
 		p->failures = 1;
 	if (p->access < 0)
 		p->failures = 0;
-	/* A URL never fetched that names an image, a script... is no page. */
-	p->discoverable = p->access < 0 && page_type_ranked(type) && !page_not_document(p->url);
+	/* A URL never fetched that names an image, a script... is no page,
+	 * unless a suffix rule lets it in: then its type "other" came from
+	 * that suffix alone. */
+	enum scope_decision in = scope_decide(&s->scope, p->url);
+	p->out_of_scope = in == SCOPE_OUT;
+	p->discoverable = p->access < 0 && in == SCOPE_IN && (page_type_ranked(type) ||
+	    (type == PAGE_OTHER && page_not_document(p->url)));
 	p->suspect = p->discoverable && (p->xml || type == PAGE_XML_SUSPECT ||
 	    page_xml_suspect(p->url, false));
 
