@@ -9,7 +9,6 @@
 
 #include "msg.h"
 #include "pagetype.h"
-#include "tsv.h"
 #include "url.h"
 
 enum rule_kind { RULE_PREFIX, RULE_ERE, RULE_SUFFIX };
@@ -113,16 +112,27 @@ scope_add(struct scope *s, const char *rule, char *why, size_t why_size)
 void
 scope_read(struct scope *s, const char *path)
 {
-	struct tsv *t = tsv_open(path, 1, 1, TSV_STRICT);
-	char why[512];
-	while (tsv_next(t)) {
-		const char *line = t->col[0];
-		if (line[strspn(line, " ")] == '\0' || line[0] == '#')
+	FILE *fp = fopen(path, "r");
+	if (!fp)
+		wa_die_errno("%s", path);
+	char *line = NULL, why[512];
+	size_t cap = 0;
+	ssize_t len;
+	for (unsigned long n = 1; (len = getline(&line, &cap, fp)) >= 0; n++) {
+		if (len > 0 && line[len - 1] == '\n')
+			line[--len] = '\0';
+		if (strlen(line) != (size_t)len || strchr(line, '\r'))
+			wa_die("%s:%lu: a %s", path, n, strchr(line, '\r') ?
+			    "carriage return (CR LF line ends?)" : "NUL byte");
+		if (line[strspn(line, " \t")] == '\0' || line[0] == '#')
 			continue;
 		if (!scope_add(s, line, why, sizeof why))
-			tsv_die(t, "%s", why);
+			wa_die("%s:%lu: %s", path, n, why);
 	}
-	tsv_discard(t);
+	if (ferror(fp))
+		wa_die_errno("%s", path);
+	free(line);
+	fclose(fp);
 }
 
 void

@@ -47,8 +47,9 @@ void scope_init(struct scope *s);
 /* Adds the rule ("+PATTERN" or "-PATTERN"); on a bad rule returns false
  * and writes why to why (why_size bytes). */
 bool scope_add(struct scope *s, const char *rule, char *why, size_t why_size);
-/* Adds the rules of a file, one a line; '#' starts a comment line, blank
- * lines are skipped; a bad rule stops the program with "FILE:LINE: why". */
+/* Adds the rules of a file, one a line, in order; a line that begins with
+ * '#' is a comment, a line of spaces and tabs is blank; a bad rule stops
+ * the program with "FILE:LINE: why". */
 void scope_read(struct scope *s, const char *path);
 /* Adds PATTERN given to an option as an include (sign '+') or exclude
  * ('-') rule; a bad one is a usage error naming the option. */
