@@ -127,6 +127,22 @@ test_decisions(void)
 	};
 	check("suffix order", suffixes, suffix_cases);
 
+	/* The example of wa-formats(5), "Scope rules". */
+	static const char *const manual[] = { "+http://(org,example,",
+		"-http://(org,example,www,)/private/",
+		"+http://(org,example,www,)/private/press.html", "-~[?&](sid|sessionid)=",
+		"+.pdf", NULL };
+	static const char *const manual_cases[][2] = {
+		{ "http://www.example.org/private/press.html", "in" },
+		{ "https://www.example.org/private/a.html", "out" },
+		{ "http://example.org/?sid=1", "out" },
+		{ "http://cdn.example.org:8080/report.pdf", "in" },
+		{ "http://www.example.org/style.css", "not-document" },
+		{ "http://example.com/", "out" },
+		{ NULL, NULL },
+	};
+	check("the manual's example", manual, manual_cases);
+
 	static const char *const ere[] = { "+~^http://[a-z]+[.]test:8080/", NULL };
 	static const char *const ere_cases[][2] = {
 		{ "http://www.test:8080/a", "in" }, { "http://www.test/a", "out" },
