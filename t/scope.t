@@ -133,4 +133,13 @@ is "$(grep -Ec '/private/|\.mp3' "$access")" 0 \
 is "$(grep -c 's\.css' "$access")" 0 "  nor the style sheet, a non-document"
 is "$(grep -c '^error out-of-scope' "$st/cycle-1/report.txt")" 1 \
 	"  the report of cycle 1 counts the URL out of scope"
+mkdir "$tmp/bad"
+cp "$st/seeds.tsv" "$tmp/bad/"
+exits 2 "a cycle with a bad rule in EXCLUDE is refused before it begins" \
+	wa-cycle "$tmp/bad" RESOLVE="one.test:8080:$a" EXCLUDE='~a('
+like "$(cat "$tmp/stderr")" "--exclude: 'a\\(': bad extended regular expression" "  with the tools' message"
+exits 2 "and so is one with a SCOPE_FILE that cannot be read" \
+	wa-cycle "$tmp/bad" RESOLVE="one.test:8080:$a" SCOPE_FILE="$tmp/none"
+like "$(cat "$tmp/stderr")" "$tmp/none: No such file" "  with the tools' message"
+is "$(ls "$tmp/bad" | grep -v -e "^seeds.tsv$" -e "^lock$")" "" "  and no cycle begun"
 done_testing
