@@ -172,8 +172,10 @@ has_suffix(const char *url, const char *suffix)
 	const char *seg = path + end;
 	while (seg > path && seg[-1] != '/')
 		seg--;
+	if ((size_t)(path + end - seg) < n + 2)
+		return false;
 	const char *dot = path + end - n - 1;
-	return dot > seg && *dot == '.' && strncasecmp(dot + 1, suffix, n) == 0;
+	return *dot == '.' && strncasecmp(dot + 1, suffix, n) == 0;
 }
 
 enum scope_decision
