@@ -35,8 +35,8 @@ static const char usage[] =
     "  -o WARC         WARC/1.1 output (.warc.gz: a gzip member per record)\n"
     "  -P, --previous LOG  previous fetch log: conditional requests, changed column\n"
     "  -w SECONDS  wait between requests to a site (5s);  -r N  connections (32)\n"
-    "  --per-connection N  requests per connection (100);  --retries N  per URL (2)\n"
-    "  -L N            follow up to N redirects (0: log them, do not follow)\n"
+    "  -L N  redirects to follow (0);  --per-connection N (100);  --retries N (2)\n"
+    "  --scope FILE, --include RULE, --exclude RULE  URLs out are not fetched\n"
     "  -A AGENT        User-Agent (wa-fetch/VERSION; --contact URL adds (+URL))\n"
     "  -H 'NAME: VALUE'          a header field for every request (repeatable)\n"
     "  --robots-agent TOKEN      robots.txt product token (default: from AGENT)\n"
@@ -59,7 +59,7 @@ enum {
 	OPT_MAX_SIZE, OPT_MAX_CRAWL_DELAY, OPT_WARC_MAX_SIZE, OPT_ROBOTS_CACHE,
 	OPT_RESUME, OPT_CONNECT_TIMEOUT, OPT_TIMEOUT, OPT_LOW_SPEED_LIMIT,
 	OPT_LOW_SPEED_TIME, OPT_ROBOTS_AGENT, OPT_CONTACT, OPT_PER_CONNECTION, OPT_WARC_COPY,
-	OPT_CACERT, OPT_CAPATH, OPT_RETRIES,
+	OPT_CACERT, OPT_CAPATH, OPT_RETRIES, OPT_SCOPE, OPT_INCLUDE, OPT_EXCLUDE,
 };
 
 static const struct fetch_options default_options = {
@@ -131,6 +131,9 @@ parse_options(struct fetch_options *opt, struct transfer_config *tcfg, int argc,
 		{ "cacert", required_argument, NULL, OPT_CACERT },
 		{ "capath", required_argument, NULL, OPT_CAPATH },
 		{ "retries", required_argument, NULL, OPT_RETRIES },
+		{ "scope", required_argument, NULL, OPT_SCOPE },
+		{ "include", required_argument, NULL, OPT_INCLUDE },
+		{ "exclude", required_argument, NULL, OPT_EXCLUDE },
 		WA_COMMON_LONGOPTS
 	};
 	/* The spellings of the release before. */
@@ -205,6 +208,15 @@ parse_options(struct fetch_options *opt, struct transfer_config *tcfg, int argc,
 			break;
 		case OPT_CAPATH:
 			tcfg->capath = optarg;
+			break;
+		case OPT_SCOPE:
+			scope_read(&opt->scope, optarg);
+			break;
+		case OPT_INCLUDE:
+			scope_option(&opt->scope, "--include", '+', optarg);
+			break;
+		case OPT_EXCLUDE:
+			scope_option(&opt->scope, "--exclude", '-', optarg);
 			break;
 		case OPT_MAX_SIZE:
 			opt->max_size = opt_size("--max-size", optarg);
@@ -387,6 +399,7 @@ free_run(struct fetch *f)
 	curl_slist_free_all(f->opt.resolve);
 	curl_slist_free_all(f->tcfg.headers);
 	free(f->opt.allowed);
+	scope_free(&f->opt.scope);
 	curl_share_cleanup(f->share);
 }
 

@@ -36,6 +36,8 @@ static const char usage[] =
     "  --categories FILE  category, factor rows\n"
     "  --overrides FILE   schedule overrides: url, never|now|period, seconds\n"
     "  --cash FILE      url, cash (wa-opic): ranks discovery instead of importance\n"
+    "  --scope FILE, --include RULE, --exclude RULE  the pages in scope (all but\n"
+    "                   non-documents to discover): others are never listed\n"
     "  --now TIME       the clock (now)\n"
     "  --ahead TIME     plan the cycle that starts TIME after the clock (0)\n"
     "  --retry-max TIME longest wait before a failed page is tried again (30d)\n"
@@ -48,7 +50,7 @@ static const char usage[] =
 enum {
 	OPT_ALPHA = WA_OPT_FIRST_TOOL, OPT_CHI, OPT_DISCOVER_XML,
 	OPT_DISCOVER_HTML, OPT_CATEGORIES, OPT_OVERRIDES, OPT_CASH, OPT_AHEAD, OPT_RETRY_MAX,
-	OPT_PLAN, OPT_SUMMARY,
+	OPT_PLAN, OPT_SUMMARY, OPT_SCOPE, OPT_INCLUDE, OPT_EXCLUDE,
 };
 
 int
@@ -67,6 +69,9 @@ main(int argc, char **argv)
 		{ "retry-max", required_argument, NULL, OPT_RETRY_MAX },
 		{ "plan", required_argument, NULL, OPT_PLAN },
 		{ "summary", required_argument, NULL, OPT_SUMMARY },
+		{ "scope", required_argument, NULL, OPT_SCOPE },
+		{ "include", required_argument, NULL, OPT_INCLUDE },
+		{ "exclude", required_argument, NULL, OPT_EXCLUDE },
 		WA_COMMON_LONGOPTS
 	};
 	/* The spellings of the release before. */
@@ -130,6 +135,15 @@ main(int argc, char **argv)
 		case OPT_RETRY_MAX:
 			s.retry_max = opt_duration("--retry-max", optarg);
 			break;
+		case OPT_SCOPE:
+			scope_read(&s.scope, optarg);
+			break;
+		case OPT_INCLUDE:
+			scope_option(&s.scope, "--include", '+', optarg);
+			break;
+		case OPT_EXCLUDE:
+			scope_option(&s.scope, "--exclude", '-', optarg);
+			break;
 		default:
 			wa_common_option(c);
 		}
@@ -154,6 +168,7 @@ main(int argc, char **argv)
 	write_list(&s);
 	write_summaries(&s);
 	state_close(&s);
+	scope_free(&s.scope);
 	url_cleanup();
 	return WA_EXIT_OK;
 }

@@ -43,6 +43,12 @@ RANK_FLAGS =
 LAMBDA_FLAGS =
 SCHEDULE_FLAGS =
 SCOPE =
+# The scope rules of wa-schedule and wa-fetch (wa-formats(5), "Scope
+# rules"): a rules file, and rules separated by spaces, in that order, SCOPE
+# an include rule after those of the file.
+SCOPE_FILE =
+INCLUDE =
+EXCLUDE =
 OVERRIDES =
 # Usefulness towards XML pages weighted by their importance (PR'' of
 # Mignet et al.), or uniform over them (PR').
@@ -61,6 +67,11 @@ N := $(if $(PREV),$(shell expr $(PREV) + 1),1)
 C := $(STATE)/cycle-$(N)
 P := $(STATE)/cycle-$(PREV)
 
+quote = '$(subst ','\'',$(1))'
+SCOPE_OPTS = $(if $(SCOPE_FILE),--scope $(call quote,$(SCOPE_FILE))) \
+	$(if $(SCOPE),--include $(call quote,~$(SCOPE))) \
+	$(foreach r,$(INCLUDE),--include $(call quote,$(r))) \
+	$(foreach r,$(EXCLUDE),--exclude $(call quote,$(r)))
 FETCH_OPTS = -w $(WAIT) -r $(CONNECTIONS) --per-connection $(PER_CONNECTION) \
 	$(if $(NOW),--now $(NOW)) $(if $(ALLOW_PRIVATE),--allow-private) \
 	$(if $(USER_AGENT),-A '$(subst ','\'',$(USER_AGENT))') \
@@ -68,7 +79,7 @@ FETCH_OPTS = -w $(WAIT) -r $(CONNECTIONS) --per-connection $(PER_CONNECTION) \
 	$(if $(CONTACT),--contact '$(CONTACT)') \
 	$(if $(CACERT),--cacert '$(subst ','\'',$(CACERT))') \
 	$(if $(HEADERS),-H '$(subst |,' -H ',$(subst ','\'',$(HEADERS)))') \
-	$(foreach r,$(RESOLVE),--resolve $(r)) $(FETCH_FLAGS)
+	$(foreach r,$(RESOLVE),--resolve $(r)) $(strip $(SCOPE_OPTS)) $(FETCH_FLAGS)
 EXTRACT_OPTS = $(if $(ROBOTS_AGENT),--robots-agent '$(ROBOTS_AGENT)') $(EXTRACT_FLAGS)
 RANK_OPTS = $(RANK_FLAGS) $(if $(SUBSCRIPTIONS),--subscriptions '$(SUBSCRIPTIONS)' \
 	--subscription-weight $(SUBSCRIPTION_WEIGHT))
@@ -78,7 +89,7 @@ TAB := $(shell printf '\t')
 # The schedule, from the state of the last cycle (at the clock) or of this
 # one (T ahead): the same options both times.
 SCHEDULE = $(call tool,schedule) -q -G $(G) -T $(T) --retry-max $(RETRY_MAX) \
-	$(if $(NOW),--now $(NOW)) $(SCHEDULE_FLAGS)
+	$(if $(NOW),--now $(NOW)) $(strip $(SCOPE_OPTS)) $(SCHEDULE_FLAGS)
 # The clock in Unix seconds: the time of the URLs refused without a
 # request (robots.txt, a bad URL...) in access.tsv.
 CLOCK := $(shell expr '$(NOW)' : '[0-9][0-9]*$$' >/dev/null && echo '$(NOW)' || \
@@ -125,6 +136,8 @@ $(C)/.settings-%: | $(C)
 settings:
 	$(if $(filter-out importance uniform,$(USEFULNESS)),$(error USEFULNESS is importance or uniform, not '$(USEFULNESS)'))
 	$(if $(filter-out yes no,$(OVERLAP)),$(error OVERLAP is yes or no, not '$(OVERLAP)'))
+	awk -v scope='$(SCOPE)' 'BEGIN { if ("" ~ scope) exit 0 }' 2>/dev/null || \
+		{ echo "SCOPE: '$(SCOPE)' is not an extended regular expression of awk" >&2; exit 1; }
 	d=$$(mktemp -d) && trap 'rm -rf "$$d"' EXIT && \
 	$(SCHEDULE) --ahead $(T) $(foreach o,$(OVERRIDES),--overrides '$(o)') </dev/null >/dev/null && \
 	$(call tool,fetch) -q $(FETCH_OPTS) -o "$$d/check.warc.gz" </dev/null >/dev/null && \
@@ -133,9 +146,7 @@ settings:
 		$(call tool,linkmat) -q $(LINKMAT_FLAGS) -o "$$d/graph" </dev/null && \
 		$(call tool,pagerank) -q $(RANK_OPTS) -o "$$d/importance" "$$d/graph" && \
 		$(call tool,invrank) -q $(RANK_FLAGS) -o "$$d/usefulness" "$$d/graph" &&) \
-	$(if $(strip $(LAMBDA_FLAGS)),$(call tool,lambda) -q $(LAMBDA_FLAGS) </dev/null >/dev/null &&) \
-	{ awk -v scope='$(SCOPE)' 'BEGIN { if ("" ~ scope) exit 0 }' 2>/dev/null || \
-		{ echo "SCOPE: '$(SCOPE)' is not an extended regular expression of awk" >&2; exit 1; }; }
+	$(if $(strip $(LAMBDA_FLAGS)),$(call tool,lambda) -q $(LAMBDA_FLAGS) </dev/null >/dev/null &&) :
 
 # The steps, by name, as wa-cycle(1) runs them one by one.
 # A run killed by SIGKILL may leave the temporary files of the tools
@@ -311,8 +322,9 @@ $(C)/state.tsv: $(C)/importance.tsv $(C)/lambda.tsv
 	awk -F '$(TAB)' -v OFS='$(TAB)' '{ f = $$7; $$7 = "-"; print $$0, f }' >'$@.tmp'
 	mv '$@.tmp' '$@'
 
-# Pages outside SCOPE get the schedule override never; the rows of
-# OVERRIDES win over those; the next cycle's plan.tsv uses them again.
+# Pages outside SCOPE get the schedule override never, as they did before
+# the scope rules, which leave them out too; the rows of OVERRIDES win over
+# those, not over the scope; the next cycle's plan.tsv uses them again.
 # next.tsv is the plan of the next cycle if it starts T after this one
 # (--ahead): right after a fetch no page is due.
 $(C)/next.tsv: $(C)/state.tsv $(C)/.settings-next

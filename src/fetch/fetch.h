@@ -15,6 +15,7 @@
 #include "fetchlog.h"
 #include "netaddr.h"
 #include "progress.h"
+#include "scope.h"
 #include "sites.h"
 #include "strmap.h"
 #include "transfer.h"
@@ -40,6 +41,7 @@ struct fetch_options {
 	struct netaddr_block *allowed;
 	size_t nallowed;
 	int64_t now;		/* --now; -1: the real clock */
+	struct scope scope;	/* --scope, --include, --exclude */
 };
 
 /* One input URL: the row it gets in the log is decided once. */
@@ -112,7 +114,8 @@ struct fetch {
 /* Reads the URL lists (none: stdin), skipping the URLs the --resume log
  * has an outcome for and repeated ones, into f->entries; loads -P. */
 void fetch_read_input(struct fetch *f, char **lists, int nlists);
-/* Logs the bad URLs and queues the others in their sites. */
+/* Logs the bad URLs and those out of scope, and queues the others in
+ * their sites. */
 void fetch_queue_entries(struct fetch *f);
 
 /* requests.c */

@@ -112,9 +112,16 @@ fetch_read_input(struct fetch *f, char **lists, int nlists)
 void
 fetch_queue_entries(struct fetch *f)
 {
+	uint64_t out = 0;
 	for (size_t i = 0; i < f->nentries; i++) {
 		if (f->entries[i].bad) {
 			fetch_log_unfetched(f, i, "bad-url", NULL, NULL);
+			continue;
+		}
+		/* A list is fetched as given: its non-documents too. */
+		if (scope_decide(&f->opt.scope, f->entries[i].url) == SCOPE_OUT) {
+			fetch_log_unfetched(f, i, "out-of-scope", NULL, NULL);
+			out++;
 			continue;
 		}
 		char *origin = url_origin(f->entries[i].url);
@@ -122,4 +129,6 @@ fetch_queue_entries(struct fetch *f)
 		free(origin);
 		sites_push(&f->sites, site, i, wa_strdup(f->entries[i].url), 0);
 	}
+	if (out > 0)
+		wa_note("%" PRIu64 " URLs out of scope, logged with status out-of-scope", out);
 }

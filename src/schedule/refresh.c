@@ -19,7 +19,7 @@
 static bool
 refreshable(const struct page *p)
 {
-	return p->document && p->failures == 0 && p->access >= 0 && !isnan(p->lambda) &&
+	return !p->out_of_scope && p->document && p->failures == 0 && p->access >= 0 && !isnan(p->lambda) &&
 	    (p->override == OV_NONE || p->override == OV_NOW);
 }
 
@@ -126,6 +126,11 @@ pass1_page(struct schedule *s, const struct page *p)
 {
 	struct page_sums *p1 = &s->p1;
 	p1->pages++;
+	/* A page out of scope is as one the override never takes out. */
+	if (p->out_of_scope) {
+		p1->out_of_scope++;
+		return;
+	}
 	count_candidates(s, p);
 	/* The overrides never and period take a page out of the optimisation. */
 	if (p->override == OV_NEVER || p->override == OV_PERIOD)
@@ -185,7 +190,7 @@ frequency(struct schedule *s, const struct page *p, bool *capped)
 			s->cost += (*capped ? a * plan->cap_cost : u * plan->level_cost) /
 			    (s->alpha + 1);
 		}
-	} else if (p->override == OV_PERIOD)
+	} else if (p->override == OV_PERIOD && !p->out_of_scope)
 		f = SECONDS_PER_DAY / p->period;
 	return f;
 }
@@ -244,6 +249,8 @@ pass2_page(struct schedule *s, const struct page *p)
 	}
 	if (s->plan_file)
 		write_plan_row(s->plan_file->fp, p, f, due, capped);
+	if (p->out_of_scope)
+		return;
 
 	switch (p->override) {
 	case OV_NEVER:

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "scope.h"
 #include "wa.h"
 
 #define SECONDS_PER_DAY 86400.0
@@ -21,6 +22,7 @@ struct page {
 	bool document;		/* html, xml, dtd or noindex: refreshed */
 	bool sitemap;		/* read again in spare slots, for its links */
 	unsigned failures;	/* fetches failed in a row: retried, not refreshed */
+	bool out_of_scope;	/* the scope rules exclude it: as never */
 	bool discoverable;	/* never fetched, and may be a document */
 	bool suspect;		/* never fetched and an XML suspect */
 	double importance, weight_base, factor, lambda;
@@ -65,7 +67,7 @@ struct row_heap {
 
 /* Pass 1: sums, counts and the largest u. */
 struct page_sums {
-	uint64_t pages, refreshable, no_lambda, never, now, period_due, period;
+	uint64_t pages, refreshable, no_lambda, never, out_of_scope, now, period_due, period;
 	uint64_t new_xml, new_html;
 	uint64_t rested;	/* documents and sitemaps fetched T or more ago */
 	uint64_t retry_due;	/* failed pages to try again */
@@ -103,6 +105,7 @@ struct schedule {
 	int64_t now;
 	const char *categories_path, *overrides_path, *cash_path;
 	const char *plan_path, *summary_path;
+	struct scope scope;		/* --scope, --include, --exclude */
 
 	/* the input: categories sorted by name, the page state files */
 	struct category *categories;

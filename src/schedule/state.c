@@ -196,8 +196,15 @@ parse_page(const struct schedule *s, struct tsv *t, struct side *ov, struct side
 		p->failures = 1;
 	if (p->access < 0)
 		p->failures = 0;
-	/* A URL never fetched that names an image, a script... is no page. */
-	p->discoverable = p->access < 0 && page_type_ranked(type) && !page_not_document(p->url);
+	/* A URL never fetched that names an image, a script... is no page,
+	 * unless a suffix rule lets it in: then its type "other" came from
+	 * that suffix alone.  Without rules only the suffix of a URL never
+	 * fetched matters, and only those pay for the look at it. */
+	enum scope_decision in = s->scope.n || p->access < 0 ?
+	    scope_decide(&s->scope, p->url) : SCOPE_IN;
+	p->out_of_scope = in == SCOPE_OUT;
+	p->discoverable = p->access < 0 && in == SCOPE_IN && (page_type_ranked(type) ||
+	    (type == PAGE_OTHER && page_not_document(p->url)));
 	p->suspect = p->discoverable && (p->xml || type == PAGE_XML_SUSPECT ||
 	    page_xml_suspect(p->url, false));
 

@@ -31,6 +31,9 @@ summary_rows(const struct schedule *s, FILE *fp, const char *prefix)
 	ROW_U("refreshable", p1->refreshable);
 	ROW_U("no-lambda", p1->no_lambda);
 	ROW_U("never", p1->never);
+	/* Only with rules, so that the summary of before stays as it was. */
+	if (s->scope.n)
+		ROW_U("out-of-scope", p1->out_of_scope);
 	ROW_D("G-refresh", plan->g_refresh);
 	ROW_D("cap", plan->cap);
 	ROW_D("chi-scale", plan->xml_scale);
