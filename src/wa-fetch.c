@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -32,13 +33,13 @@ static const char usage[] =
     "usage: wa-fetch [options] [URLS...]\n"
     "Fetches the URLs of the first column of URLS (or stdin) politely, in that\n"
     "order of priority; WARC records to -o, the fetch log to stdout.\n"
-    "  -o WARC         WARC/1.1 output (.warc.gz: a gzip member per record)\n"
+    "  -o WARC | --warc-prefix [DIR/]P  one file | P-TIME-SERIAL-HOST.warc.gz\n"
+    "  --warc-operator, --warc-is-part-of, --warc-description TEXT: warcinfo\n"
     "  -P, --previous LOG  previous fetch log: conditional requests, changed column\n"
     "  -w SECONDS  wait between requests to a site (5s);  -r N  connections (32)\n"
     "  -L N  redirects to follow (0);  --per-connection N (100);  --retries N (2)\n"
     "  --scope FILE, --include RULE, --exclude RULE  URLs out are not fetched\n"
-    "  -A AGENT        User-Agent (wa-fetch/VERSION; --contact URL adds (+URL))\n"
-    "  -H 'NAME: VALUE'          a header field for every request (repeatable)\n"
+    "  -A AGENT  User-Agent (--contact URL adds (+URL));  -H 'NAME: VALUE' (repeat)\n"
     "  --robots-agent TOKEN      robots.txt product token (default: from AGENT)\n"
     "  --allow-private (every address not public)  --insecure (no TLS checks)\n"
     "  --cacert FILE, --capath DIR  trusted CAs (else SSL_CERT_FILE, SSL_CERT_DIR)\n"
@@ -60,6 +61,12 @@ enum {
 	OPT_RESUME, OPT_CONNECT_TIMEOUT, OPT_TIMEOUT, OPT_LOW_SPEED_LIMIT,
 	OPT_LOW_SPEED_TIME, OPT_ROBOTS_AGENT, OPT_CONTACT, OPT_PER_CONNECTION, OPT_WARC_COPY,
 	OPT_CACERT, OPT_CAPATH, OPT_RETRIES, OPT_SCOPE, OPT_INCLUDE, OPT_EXCLUDE,
+	OPT_WARC_PREFIX, OPT_WARC_OPERATOR, OPT_WARC_IS_PART_OF, OPT_WARC_DESCRIPTION,
+};
+
+/* Where the WARC files go besides -o, and the warcinfo fields given. */
+struct warc_options {
+	const char *prefix, *operator, *is_part_of, *description;
 };
 
 static const struct fetch_options default_options = {
@@ -103,10 +110,36 @@ choose_trust(struct transfer_config *cfg, bool insecure)
 		wa_die("%s: %s: %s", dir_from, cfg->capath, why);
 }
 
-/* The options; those libcurl takes as they are go to tcfg. */
+/* A warcinfo field's value: one line of text. */
+static const char *
+warcinfo_value(const char *option, const char *value)
+{
+	if (!*value)
+		wa_usage_error("%s: the value is empty", option);
+	for (const unsigned char *p = (const unsigned char *)value; *p; p++)
+		if (*p < 0x20 || *p == 0x7f)
+			wa_usage_error("%s: '%.*s...' holds a control character (byte 0x%02x): "
+			    "a warcinfo field is one line of text", option,
+			    (int)((const char *)p - value), value, *p);
+	return value;
+}
+
+/* The prefix of --warc-prefix: a name, after a directory if any, that
+ * can go into a WARC-Filename field. */
+static const char *
+warc_prefix(const char *value)
+{
+	const char *name = strrchr(value, '/');
+	if (!*(name ? name + 1 : value))
+		wa_usage_error("--warc-prefix: '%s' ends with no name for the files", value);
+	return warcinfo_value("--warc-prefix", value);
+}
+
+/* The options; those libcurl takes as they are go to tcfg, the WARC's to
+ * warc. */
 static void
-parse_options(struct fetch_options *opt, struct transfer_config *tcfg, int argc,
-    char **argv)
+parse_options(struct fetch_options *opt, struct transfer_config *tcfg,
+    struct warc_options *warc, int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "allow-private", no_argument, NULL, OPT_ALLOW_PRIVATE },
@@ -134,6 +167,10 @@ parse_options(struct fetch_options *opt, struct transfer_config *tcfg, int argc,
 		{ "scope", required_argument, NULL, OPT_SCOPE },
 		{ "include", required_argument, NULL, OPT_INCLUDE },
 		{ "exclude", required_argument, NULL, OPT_EXCLUDE },
+		{ "warc-prefix", required_argument, NULL, OPT_WARC_PREFIX },
+		{ "warc-operator", required_argument, NULL, OPT_WARC_OPERATOR },
+		{ "warc-is-part-of", required_argument, NULL, OPT_WARC_IS_PART_OF },
+		{ "warc-description", required_argument, NULL, OPT_WARC_DESCRIPTION },
 		WA_COMMON_LONGOPTS
 	};
 	/* The spellings of the release before. */
@@ -232,6 +269,18 @@ parse_options(struct fetch_options *opt, struct transfer_config *tcfg, int argc,
 		case OPT_WARC_COPY:
 			opt->warc_copy = optarg;
 			break;
+		case OPT_WARC_PREFIX:
+			warc->prefix = warc_prefix(optarg);
+			break;
+		case OPT_WARC_OPERATOR:
+			warc->operator = warcinfo_value("--warc-operator", optarg);
+			break;
+		case OPT_WARC_IS_PART_OF:
+			warc->is_part_of = warcinfo_value("--warc-is-part-of", optarg);
+			break;
+		case OPT_WARC_DESCRIPTION:
+			warc->description = warcinfo_value("--warc-description", optarg);
+			break;
 		case OPT_ROBOTS_CACHE:
 			opt->robots_cache = optarg;
 			break;
@@ -272,8 +321,11 @@ parse_options(struct fetch_options *opt, struct transfer_config *tcfg, int argc,
 		}
 	}
 	choose_trust(tcfg, opt->insecure);
-	if (opt->warc_copy && !opt->warc)
-		wa_usage_error("--warc-copy: copies the WARC of -o, and there is no -o");
+	if (opt->warc && warc->prefix)
+		wa_usage_error("-o and --warc-prefix: the WARC goes to one or the other");
+	if (opt->warc_copy && !opt->warc && !warc->prefix)
+		wa_usage_error("--warc-copy: copies the WARC of -o or --warc-prefix, "
+		    "and there is neither");
 	if (opt->contact && agent_given)
 		wa_usage_error("--contact: only for the default agent; -A AGENT "
 		    "can hold the URL itself");
@@ -323,14 +375,30 @@ catch_signals(struct fetch *f)
 	f->wake_fd = wake_pipe[0];
 }
 
+/* The value of the From header field given with -H, or NULL. */
+static const char *
+from_header(const struct curl_slist *headers)
+{
+	const char *from = NULL;
+	for (; headers; headers = headers->next)
+		if (strncasecmp(headers->data, "From:", 5) == 0)
+			from = headers->data + 5 + strspn(headers->data + 5, " \t");
+	return from;
+}
+
+/* The warcinfo record says what made the files (WARC 1.1, sec. 6.1 and
+ * annex: software, robots policy, host, agent) and for whom and what
+ * (operator, isPartOf, description), as given. */
 static void
-open_warc(struct fetch *f)
+open_warc(struct fetch *f, const struct warc_options *warc)
 {
 	curl_version_info_data *cv = curl_version_info(CURLVERSION_NOW);
 	char *software = wa_asprintf("wa-fetch/%s libcurl/%s", WA_VERSION, cv->version);
-	char wait[32];
+	char wait[32], host[256] = "";
 	snprintf(wait, sizeof wait, "%gs", f->opt.wait);
-	const struct warc_field info[] = {
+	if (gethostname(host, sizeof host - 1) != 0)
+		wa_warn("gethostname: %s: the WARC names no host", strerror(errno));
+	struct warc_field info[12] = {
 		{ "software", software },
 		{ "format", "WARC File Format 1.1" },
 		{ "conformsTo", "https://iipc.github.io/warc-specifications/specifications/warc-format/warc-1.1/" },
@@ -339,8 +407,23 @@ open_warc(struct fetch *f)
 		{ "wa-fetch-robots-agent", f->opt.robots_token },
 		{ "wa-fetch-wait", wait },
 	};
-	f->warc = warc_writer_open(f->opt.warc, f->opt.warc_max_size, info,
-	    sizeof info / sizeof info[0], f->opt.warc_copy);
+	size_t n = 7;
+	const struct warc_field given[] = {
+		{ "hostname", host },
+		{ "http-header-from", from_header(f->tcfg.headers) },
+		{ "operator", warc->operator },
+		{ "isPartOf", warc->is_part_of },
+		{ "description", warc->description },
+	};
+	for (size_t i = 0; i < sizeof given / sizeof given[0]; i++)
+		if (given[i].value && *given[i].value)
+			info[n++] = given[i];
+	if (warc->prefix)
+		f->warc = warc_writer_open_named(warc->prefix, host, f->opt.warc_max_size,
+		    info, n, f->opt.warc_copy);
+	else
+		f->warc = warc_writer_open(f->opt.warc, f->opt.warc_max_size, info, n,
+		    f->opt.warc_copy);
 	free(software);
 }
 
@@ -407,17 +490,18 @@ int
 main(int argc, char **argv)
 {
 	struct fetch f = { .opt = default_options };
+	struct warc_options warc = { 0 };
 
 	wa_init(argc, argv, usage);
 	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
 		wa_die("libcurl could not start");
 	clock_gettime(CLOCK_REALTIME, &f.run_start);
-	parse_options(&f.opt, &f.tcfg, argc, argv);
+	parse_options(&f.opt, &f.tcfg, &warc, argc, argv);
 	fetch_read_input(&f, argv + optind, argc - optind);
 	start_curl(&f);
 	catch_signals(&f);
-	if (f.opt.warc)
-		open_warc(&f);
+	if (f.opt.warc || warc.prefix)
+		open_warc(&f, &warc);
 	sites_init(&f.sites);
 	progress_start(&f.pg, "pages", f.nentries);
 	fetch_queue_entries(&f);

@@ -34,7 +34,7 @@ fetching() { pgrep -f -- "^[^ ]*/wa-fetch .*$1/cycle-" | grep -c .; }
 # under the temporary name), at most 15 s.
 until_fetching() {
 	i=0
-	until ls -A "$1"/cycle-* 2>/dev/null | grep -q '^\.crawl' || [ $i -ge 300 ]; do
+	until ls -A "$1"/cycle-* 2>/dev/null | grep -q '^\.wa-' || [ $i -ge 300 ]; do
 		sleep 0.05
 		i=$((i + 1))
 	done

@@ -136,7 +136,7 @@ tsv_near "$c2/importance.tsv" "$tmp/cold.tsv" 1e-8 "the warm start gives the imp
 b0=$tmp/b0
 mkdir -p "$b0/cycle-1" && cp "$web/seeds.txt" "$b0/seeds.tsv"
 cp -p "$c1/plan.tsv" "$b0/cycle-1/"
-cp -p "$c1/crawl.warc.gz" "$c1/fetch.log" "$b0/cycle-1/"
+cp -p "$c1"/*.warc.gz "$c1/fetch.log" "$b0/cycle-1/"
 files() { (cd "$1" && find . -type f ! -name log ! -name rank.log ! -name '.*' ! -name '*.tmp' | sort); }
 files "$c1" >"$tmp/files1"
 same_cycle() {	# DIR MSG
@@ -174,7 +174,7 @@ else
 	pid=$!
 	i=0
 	# wa-fetch's WARC under its temporary name: the fetch has begun.
-	until ls -A "$d/cycle-1" 2>/dev/null | grep -q '^\.crawl' || [ $i -ge 300 ]; do
+	until ls -A "$d/cycle-1" 2>/dev/null | grep -q '^\.wa-' || [ $i -ge 300 ]; do
 		sleep 0.05
 		i=$((i + 1))
 	done

@@ -58,7 +58,7 @@ mkdir "$s" && cp "$TESTDATA/web/seeds.txt" "$s/seeds.tsv"
 f=$tmp/fetched
 mkdir -p "$f/$c" && cp "$TESTDATA/web/seeds.txt" "$f/seeds.tsv"
 ok "a cycle from the seeds" sh -c "cd '$s' && $cycle"
-cp -p "$s/$c/plan.tsv" "$s/$c/crawl.warc.gz" "$s/$c/fetch.log" "$f/$c/"
+cp -p "$s/$c/plan.tsv" "$s/$c"/*.warc.gz "$s/$c/fetch.log" "$f/$c/"
 outs=
 for o in links.tsv pages.tsv history.tsv types.tsv fetched.tsv access.tsv graph \
     usefulness.tsv importance.tsv lambda.tsv state.tsv overrides.tsv frequencies.tsv \

@@ -5,7 +5,7 @@
 # 8080 (so keys carry the port before the ')'), and for testdata/cdx; each
 # offset and length cut out its record; damaged files are reported with
 # their offsets and their good records still indexed; -o is written whole
-# or not at all; CDX=yes in the cycle indexes each WARC beside it.
+# or not at all; CDX=yes in the cycle writes the index of its WARC files.
 . "$(dirname "$0")/lib.sh"
 . "$T_DIR/warc-lib.sh"
 need_warcio
@@ -202,15 +202,18 @@ exits 1 "a file that cannot be opened: exit 1" wa-cdx -o "$tmp/out.cdxj" "$tmp/n
 is "$(cat "$tmp/out.cdxj")" good "and -o is not written"
 is "$(wa-cdx -h | wc -l | tr -d ' ')" "$(wa-cdx -h | head -24 | wc -l | tr -d ' ')" "-h fits 24 lines"
 
-# CDX=yes in the cycle: crawl.cdxj beside crawl.warc.gz, its index.
+# CDX=yes in the cycle: index.cdxj, the index of its WARC files (of
+# names PREFIX-TIMESTAMP-SERIAL-HOST.warc.gz).
 if command -v flock >/dev/null && "$PY" -c 'import networkx' 2>/dev/null; then
 	s=$tmp/state
 	mkdir "$s" && cp "$TESTDATA/web/seeds.txt" "$s/seeds.tsv"
 	ok "wa-cycle with CDX=yes" wa-cycle --now 1800000000 "$s" WAIT=0 ALLOW_PRIVATE=1 G=100 \
 		CDX=yes "RESOLVE=$(echo "$WEB_RESOLVE" | sed 's/--resolve //g')"
 	c=$s/cycle-1
-	same_index "$c/crawl.warc.gz" "the cycle's WARC"
-	same_file "$c/crawl.cdxj" "$tmp/ours" "crawl.cdxj is wa-cdx's index of crawl.warc.gz"
+	set -- "$c"/wa-*.warc.gz
+	is "$#" 1 "the cycle wrote one WARC file"
+	same_index "$1" "the cycle's WARC"
+	same_file "$c/index.cdxj" "$tmp/ours" "index.cdxj is wa-cdx's index of it"
 	exits 2 "CDX=maybe: bad settings" wa-cycle "$s" CDX=maybe
 	like "$(cat "$tmp/stderr")" "CDX is yes or no, not 'maybe'" "named"
 fi

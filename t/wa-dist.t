@@ -119,7 +119,11 @@ is "$(cut -f2 "$c/partition.tsv" | sort -u | tr '\n' ' ')" "0 1 " "the rules giv
 wa-partition -a "$c/partition.tsv" "$c/plan.tsv" | cut -f1,5 | sort >"$tmp/tagged"
 for k in 0 1; do
 	awk -F '\t' -v k=$k '$2 == k { print $1 }' "$tmp/tagged" >"$tmp/part$k"
-	zcat "$c/crawl-p$k.warc.gz" | tr -d '\r' | sed -n 's/^WARC-Target-URI: //p' | sort -u >"$tmp/warc$k"
+	like "$(cd "$c" && ls -- wa-p$k-*.warc.gz)" "^wa-p$k-[0-9]{17}-00000-[A-Za-z0-9._-]+[.]warc[.]gz\$" \
+		"part $k's WARC file is named wa-p$k-TIMESTAMP-SERIAL-HOST.warc.gz"
+	is "$(zcat "$c"/wa-p$k-*.warc.gz | tr -d '\r' | sed -n 's/^isPartOf: //p')" "${d##*/}" \
+		"its warcinfo's isPartOf is the name of the state directory here"
+	zcat "$c"/wa-p$k-*.warc.gz | tr -d '\r' | sed -n 's/^WARC-Target-URI: //p' | sort -u >"$tmp/warc$k"
 	is "$(comm -13 "$tmp/part$k" "$tmp/warc$k" | grep -v '/robots.txt$')" "" \
 		"the WARC of part $k holds only part $k's URLs (and robots.txt)"
 done

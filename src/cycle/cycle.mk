@@ -59,6 +59,16 @@ RETRY_MAX = 30d
 # The pages extracted while they are fetched (wa-fetch --warc-copy into
 # wa-extract), or after the fetch.
 OVERLAP = yes
+# The WARC files of a cycle, WARC_PREFIX-TIMESTAMP-SERIAL-HOST.warc.gz
+# (wa-fetch --warc-prefix), and the fields of their warcinfo records: who
+# made them, the collection they belong to, what they are.
+WARC_PREFIX = wa
+WARC_OPERATOR =
+WARC_IS_PART_OF = $(notdir $(abspath $(STATE)))
+WARC_DESCRIPTION =
+# Part K of a cycle of wa-dist(1) names its files WARC_PREFIX-pK-...: the
+# parts fetched on one host never share a name.
+WARC_PART =
 
 # Cycle N is the one after STATE/current (a link to the last complete
 # cycle); an interrupted cycle N is thus resumed by the next run.
@@ -79,12 +89,26 @@ FETCH_OPTS = -w $(WAIT) -r $(CONNECTIONS) --per-connection $(PER_CONNECTION) \
 	$(if $(CONTACT),--contact '$(CONTACT)') \
 	$(if $(CACERT),--cacert '$(subst ','\'',$(CACERT))') \
 	$(if $(HEADERS),-H '$(subst |,' -H ',$(subst ','\'',$(HEADERS)))') \
-	$(foreach r,$(RESOLVE),--resolve $(r)) $(strip $(SCOPE_OPTS)) $(FETCH_FLAGS)
+	$(foreach r,$(RESOLVE),--resolve $(r)) $(strip $(SCOPE_OPTS)) \
+	$(if $(WARC_OPERATOR),--warc-operator '$(subst ','\'',$(WARC_OPERATOR))') \
+	$(if $(WARC_IS_PART_OF),--warc-is-part-of '$(subst ','\'',$(WARC_IS_PART_OF))') \
+	$(if $(WARC_DESCRIPTION),--warc-description '$(subst ','\'',$(WARC_DESCRIPTION))') \
+	$(FETCH_FLAGS)
 EXTRACT_OPTS = $(if $(ROBOTS_AGENT),--robots-agent '$(ROBOTS_AGENT)') $(EXTRACT_FLAGS)
 RANK_OPTS = $(RANK_FLAGS) $(if $(SUBSCRIPTIONS),--subscriptions '$(SUBSCRIPTIONS)' \
 	--subscription-weight $(SUBSCRIPTION_WEIGHT))
 
 TAB := $(shell printf '\t')
+define newline
+
+
+endef
+
+# The cycle's WARC files, quoted for the shell, in the order wa-fetch
+# wrote them: the files of one fetch share prefix, timestamp and host, and
+# their fixed-width serials put them in that order by name.
+WARC_NAME = $(WARC_PREFIX)$(if $(WARC_PART),-p$(WARC_PART))
+WARC_FILES = $(foreach f,$(sort $(wildcard $(C)/*.warc.gz)),'$(f)')
 
 # The schedule, from the state of the last cycle (at the clock) or of this
 # one (T ahead): the same options both times.
@@ -107,7 +131,7 @@ SUCCESS = ^(2[0-9][0-9]|3[0-9][0-9])$$
 # begun before these records) is taken to have used the current settings.
 # The check of the settings records nothing.
 SETTINGS_plan = $(if $(PREV),$(SCHEDULE))
-SETTINGS_fetch = $(FETCH_OPTS)
+SETTINGS_fetch = $(FETCH_OPTS) --warc-prefix $(WARC_NAME)
 SETTINGS_extract = $(EXTRACT_OPTS)
 SETTINGS_history = $(NOW)
 SETTINGS_graph = $(LINKMAT_FLAGS)
@@ -138,9 +162,13 @@ settings:
 	$(if $(filter-out yes no,$(OVERLAP)),$(error OVERLAP is yes or no, not '$(OVERLAP)'))
 	awk -v scope='$(SCOPE)' 'BEGIN { if ("" ~ scope) exit 0 }' 2>/dev/null || \
 		{ echo "SCOPE: '$(SCOPE)' is not an extended regular expression of awk" >&2; exit 1; }
+	$(foreach v,WARC_OPERATOR WARC_IS_PART_OF WARC_DESCRIPTION,$(if $(findstring $(newline),$($(v))),$(error $(v) holds a line break: a warcinfo field is one line of text)))
+	case '$(subst ','\'',$(WARC_NAME))' in ''|*[!A-Za-z0-9._-]*) \
+		echo "WARC_PREFIX: '$(subst ','\'',$(WARC_PREFIX))' is not a name of" \
+			"letters, digits, '.', '_' and '-'" >&2; exit 1;; esac
 	d=$$(mktemp -d) && trap 'rm -rf "$$d"' EXIT && \
 	$(SCHEDULE) --ahead $(T) $(foreach o,$(OVERRIDES),--overrides '$(o)') </dev/null >/dev/null && \
-	$(call tool,fetch) -q $(FETCH_OPTS) -o "$$d/check.warc.gz" </dev/null >/dev/null && \
+	$(call tool,fetch) -q $(FETCH_OPTS) --warc-prefix "$$d/$(WARC_NAME)" </dev/null >/dev/null && \
 	$(if $(strip $(EXTRACT_OPTS)),$(call tool,extract) -q $(EXTRACT_OPTS) </dev/null >/dev/null &&) \
 	$(if $(strip $(LINKMAT_FLAGS) $(RANK_OPTS)), \
 		$(call tool,linkmat) -q $(LINKMAT_FLAGS) -o "$$d/graph" </dev/null && \
@@ -199,7 +227,7 @@ endif
 	rm -f '$@.url'
 	mv '$@.tmp' '$@'
 
-# The WARC file is renamed by wa-fetch when complete, the log after it:
+# The WARC files are renamed by wa-fetch when complete, the log after them:
 # a fetch killed before its log is renamed is run again from the start.
 # With OVERLAP, wa-extract reads a copy of the records as wa-fetch writes
 # them, through a pipe, and leaves its links and pages as .links-overlap and
@@ -208,9 +236,9 @@ endif
 # fetch's time rather than after it.  A fetch that fails fails the step,
 # whatever wa-extract did.
 FETCH = $(call tool,fetch) $(FETCH_OPTS) $(if $(PREV),-P $(P)/fetched.tsv) \
-	$(if $(RETRIES),--retries $(RETRIES)) -o '$(C)/crawl.warc.gz'
+	$(if $(RETRIES),--retries $(RETRIES)) --warc-prefix '$(C)/$(WARC_NAME)'
 $(C)/fetch.log: $(C)/plan.tsv $(C)/.settings-fetch
-	rm -f '$(C)'/crawl*.warc.gz '$(C)'/.*-overlap*
+	rm -f $(WARC_FILES) '$(C)'/.*-overlap*
 ifeq ($(OVERLAP),yes)
 	printf '%s\n' '$(subst ','\'',$(call settings_of,extract))' >'$(C)/.settings-overlap'
 	{ $(FETCH) --warc-copy /dev/fd/3 '$<' 3>&1 >'$@.tmp'; \
@@ -229,14 +257,14 @@ endif
 
 # The links and pages the fetch extracted, if its extract settings were
 # these; else the WARC files read after the fetch, in the order wa-fetch
-# wrote them (crawl.warc.gz, then crawl-00001.warc.gz...).
+# wrote them.
 $(C)/links.tsv: $(C)/fetch.log $(C)/.settings-extract
 	if [ -f '$(C)/.links-overlap' ] && [ -f '$(C)/.pages-overlap' ] && \
 	    [ "$$(cat '$(C)/.settings-overlap')" = '$(subst ','\'',$(call settings_of,extract))' ]; then \
 		mv '$(C)/.links-overlap' '$@.tmp' && mv '$(C)/.pages-overlap' '$(C)/pages.tmp'; \
 	else \
 		$(call tool,extract) -q $(EXTRACT_OPTS) -p '$(C)/pages.tmp' \
-			$(foreach f,$(C)/crawl.warc.gz $(sort $(wildcard $(C)/crawl-[0-9]*.warc.gz)),'$(f)') \
+			$(WARC_FILES) \
 			>'$@.tmp'; \
 	fi
 	rm -f '$(C)'/.*-overlap*
@@ -371,21 +399,15 @@ $(C)/report.txt: $(C)/next.tsv $(C)/.settings-report
 	} >'$@.tmp'
 	mv '$@.tmp' '$@'
 
-# With CDX=yes, a CDXJ index beside each WARC file of the fetch, for replay
-# and lookup with pywb (wa-cdx(1)): crawl.warc.gz -> crawl.cdxj,
-# crawl-00001.warc.gz -> crawl-00001.cdxj.  The last step (cycle) waits for
-# them.  crawl.cdxj, the target, is written last, so that an index step
-# killed on the way is done again whole.
+# With CDX=yes, index.cdxj: the CDXJ index of the cycle's WARC files, for
+# replay and lookup with pywb (wa-cdx(1)).  The last step (cycle) waits
+# for it.
 CDX = no
 ifneq ($(filter-out yes no,$(CDX)),)
 $(error CDX is yes or no, not '$(CDX)')
 endif
 ifeq ($(CDX),yes)
-cycle: $(C)/crawl.cdxj
+cycle: $(C)/index.cdxj
 endif
-$(C)/crawl.cdxj: $(C)/fetch.log
-	rm -f '$(C)'/crawl*.cdxj
-	set -- '$(C)'/crawl-[0-9]*.warc.gz; [ -e "$$1" ] || shift; \
-	for w in "$$@" '$(C)/crawl.warc.gz'; do \
-		$(call tool,cdx) -q -o "$${w%.warc.gz}.cdxj" "$$w" || exit 1; \
-	done
+$(C)/index.cdxj: $(C)/fetch.log
+	$(call tool,cdx) -q -o '$@' $(WARC_FILES)

@@ -7,9 +7,16 @@
  * begins with a warcinfo record.  A file is written under a temporary name
  * and renamed into place when it is closed (atomic.h), so a killed run
  * never leaves a half file under a final name.  When a file has reached
- * the size limit, the next record opens a new file: the first file is
- * PATH itself, the next ones insert "-00001", "-00002"... before the
- * ".warc" ("crawl.warc.gz", "crawl-00001.warc.gz").  A thread of the
+ * the size limit, the next record opens a new file.  The files are named
+ * either after a path, the first file PATH itself, the next ones with
+ * "-00001", "-00002"... before the ".warc" ("crawl.warc.gz",
+ * "crawl-00001.warc.gz"); or after a prefix, as Heritrix names its files
+ * and the IIPC recommends, PREFIX-TIMESTAMP-SERIAL-HOST.warc.gz
+ * ("wa-20261126162657123-00000-crawler1.warc.gz"): TIMESTAMP the UTC time
+ * the writer opened its first file, to the millisecond, yyyyMMddHHmmssSSS;
+ * SERIAL 00000, 00001... for the files in turn.  The files of one writer
+ * thus sort by name in the order written, and those of writers on other
+ * hosts, or started at other times, have other names.  A thread of the
  * writer's own compresses and writes the records in the order given:
  * warc_write copies the block and returns, waiting only while 64 MiB are
  * queued; warc_writer_close writes the rest.  A write error does not end
@@ -71,7 +78,7 @@ const char *warc_field(const struct warc_record *rec, const char *name);
 
 struct warc_writer;
 
-/* Opens PATH; max_size 0 is no limit.  info are the fields of the
+/* Opens PATH (then its numbered followers); max_size 0 is no limit.  info are the fields of the
  * warcinfo record's block ("software", "format", "operator"...).  With
  * copy_path, every record is written there too, right after it is written
  * to its file, as the same bytes: the copy is the concatenation of the
@@ -81,6 +88,13 @@ struct warc_writer;
  * written to it is a write error, as one to the file is. */
 struct warc_writer *warc_writer_open(const char *path, uint64_t max_size,
     const struct warc_field *info, size_t ninfo, const char *copy_path);
+/* The same, the files named PREFIX-TIMESTAMP-SERIAL-HOST.warc.gz (gzip):
+ * prefix may begin with a directory ("state/cycle-3/wa"); in host, the
+ * bytes other than ASCII letters, digits, '.' and '-' become '_' (an empty
+ * host is "_"). */
+struct warc_writer *warc_writer_open_named(const char *prefix, const char *host,
+    uint64_t max_size, const struct warc_field *info, size_t ninfo,
+    const char *copy_path);
 /* Writes one record: WARC/1.1, WARC-Type type, WARC-Record-ID id (a fresh
  * one if NULL), WARC-Date date (Unix seconds, microseconds), the fields
  * given (WARC-Target-URI, WARC-IP-Address, WARC-Payload-Digest...),

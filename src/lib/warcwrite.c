@@ -56,7 +56,8 @@ format_date(int64_t sec, long usec, char out[32])
 }
 
 struct warc_writer {
-	char *path;		/* the first file's name, as given */
+	char *path;		/* the first file's name, or the prefix, as given */
+	char *stamp_host;	/* with a prefix: "TIMESTAMP-HOST.warc.gz", or NULL */
 	char *cur, *next;	/* the current file's name, the next one's */
 	unsigned seq;		/* number of the current file, 0 first */
 	uint64_t max_size;
@@ -104,11 +105,16 @@ ends_with(const char *s, const char *suffix)
 	return n >= m && strcmp(s + n - m, suffix) == 0;
 }
 
-/* The name of file number seq: "-00001" goes before the last ".warc" of
+/* The name of file number seq.  After a prefix: PREFIX-TIMESTAMP-SERIAL-HOST
+ * and ".warc.gz".  After a path: "-00001" goes before the last ".warc" of
  * the base name, or else before a final ".gz", or else at the end. */
 static char *
-numbered_name(const char *path, unsigned seq)
+file_name(const struct warc_writer *w, unsigned seq)
 {
+	if (w->stamp_host)
+		return wa_asprintf("%s-%.17s-%05u%s", w->path, w->stamp_host, seq,
+		    w->stamp_host + 17);
+	const char *path = w->path;
 	if (seq == 0)
 		return wa_strdup(path);
 	const char *base = strrchr(path, '/');
@@ -119,6 +125,29 @@ numbered_name(const char *path, unsigned seq)
 	if (!at)
 		at = ends_with(base, ".gz") ? path + strlen(path) - 3 : path + strlen(path);
 	return wa_asprintf("%.*s-%05u%s", (int)(at - path), path, seq, at);
+}
+
+/* The timestamp of Heritrix's names (yyyyMMddHHmmssSSS, UTC) and
+ * "-HOST.warc.gz", the host's bytes other than letters, digits, '.' and
+ * '-' made '_': a name of the file system, on one line. */
+static char *
+stamp_and_host(const char *host)
+{
+	static const char host_chars[] =
+	    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-";
+	struct timespec now;
+	struct tm tm;
+	char stamp[16];
+	clock_gettime(CLOCK_REALTIME, &now);
+	if (!gmtime_r(&now.tv_sec, &tm) || !strftime(stamp, sizeof stamp, "%Y%m%d%H%M%S", &tm))
+		wa_die("warc: the clock is out of range");
+	char *s = wa_asprintf("%.14s%03ld-%s.warc.gz", stamp, now.tv_nsec / 1000000,
+	    *host ? host : "_");
+	char *end = s + strlen(s) - strlen(".warc.gz");
+	for (char *p = s + 18; p < end; p++)
+		if (!strchr(host_chars, *p))
+			*p = '_';
+	return s;
 }
 
 static void
@@ -294,8 +323,8 @@ open_file(struct warc_writer *w)
 	struct timespec now;
 	free(w->cur);
 	free(w->next);
-	w->cur = numbered_name(w->path, w->seq);
-	w->next = numbered_name(w->path, w->seq + 1);
+	w->cur = file_name(w, w->seq);
+	w->next = file_name(w, w->seq + 1);
 	w->size = 0;
 	if (!(w->af = atomic_try_open(w->cur))) {
 		w->failed = wa_asprintf("%s: %s: %s", w->cur, atomic_open_failure(w->cur),
@@ -419,12 +448,16 @@ warc_writer_wait(struct warc_writer *w)
 	pthread_mutex_unlock(&w->lock);
 }
 
-struct warc_writer *
-warc_writer_open(const char *path, uint64_t max_size,
+/* host NULL: the files are path and its numbered followers; else path
+ * is the prefix of names with a timestamp and host. */
+static struct warc_writer *
+open_writer(const char *path, const char *host, uint64_t max_size,
     const struct warc_field *info, size_t ninfo, const char *copy_path)
 {
 	struct warc_writer *w = wa_calloc(1, sizeof *w);
 	w->path = wa_strdup(path);
+	if (host)
+		w->stamp_host = stamp_and_host(host);
 	if (copy_path) {
 		w->copy_fd = open(copy_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
 		if (w->copy_fd < 0)
@@ -432,7 +465,7 @@ warc_writer_open(const char *path, uint64_t max_size,
 		w->copy_path = wa_strdup(copy_path);
 	}
 	w->max_size = max_size;
-	w->gz = ends_with(path, ".gz");
+	w->gz = host || ends_with(path, ".gz");
 	w->info = wa_reallocarray(NULL, ninfo ? ninfo : 1, sizeof *w->info);
 	for (size_t i = 0; i < ninfo; i++) {
 		check_name(info[i].name);
@@ -453,6 +486,20 @@ warc_writer_open(const char *path, uint64_t max_size,
 		wa_die_errno("%s: cannot start the writing thread", path);
 	}
 	return w;
+}
+
+struct warc_writer *
+warc_writer_open(const char *path, uint64_t max_size,
+    const struct warc_field *info, size_t ninfo, const char *copy_path)
+{
+	return open_writer(path, NULL, max_size, info, ninfo, copy_path);
+}
+
+struct warc_writer *
+warc_writer_open_named(const char *prefix, const char *host, uint64_t max_size,
+    const struct warc_field *info, size_t ninfo, const char *copy_path)
+{
+	return open_writer(prefix, host, max_size, info, ninfo, copy_path);
 }
 
 uint64_t
@@ -518,6 +565,7 @@ warc_writer_close(struct warc_writer *w)
 	free(w->cur);
 	free(w->next);
 	free(w->path);
+	free(w->stamp_host);
 	/* The copy's reader sees its end only now, after the last record. */
 	if (w->copy_path)
 		close(w->copy_fd);
