@@ -1,0 +1,79 @@
+/* The sitemap hints (man/wa-formats.5, "Sitemap hints") merged with the
+ * history by URL: each observation of a page takes the latest lastmod the
+ * hints give it at or before its time, and the page the changefreq of the
+ * last row with one (wa-lambda(1), "Sitemap hints"). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "lambda.h"
+
+/* The next row of the hints into l->hint_*, checking its order; false at
+ * the end. */
+static bool
+hints_advance(struct lambda *l)
+{
+	struct tsv *t = l->hints;
+	struct hint_row row;
+	const char *why;
+
+	while (tsv_next(t)) {
+		if (!hints_parse(t->col, &row, &why)) {
+			tsv_reject(t, "%s: %.80s", why,
+			    t->col[strncmp(why, "lastmod", 7) == 0 ? 2 : 3]);
+			continue;
+		}
+		if (l->hint_have && strcmp(row.url, l->hint_url) == 0 &&
+		    row.lastmod < l->hint_lastmod)
+			tsv_die(t, "not sorted by lastmod within %.200s: %lld after %lld",
+			    row.url, (long long)row.lastmod, (long long)l->hint_lastmod);
+		free(l->hint_url);
+		l->hint_url = wa_strdup(row.url);
+		l->hint_lastmod = row.lastmod;
+		l->hint_rate = *row.changefreq ?
+		    changefreq_rate(row.changefreq, strlen(row.changefreq), row.changefreq) : 0;
+		return l->hint_have = true;
+	}
+	return l->hint_have = false;
+}
+
+void
+hints_open(struct lambda *l)
+{
+	if (!l->hints_path)
+		return;
+	l->hints = tsv_open(l->hints_path, 4, 0, 0);
+	tsv_check_url(l->hints, 0);
+	tsv_check_sorted(l->hints, 0, false);
+	l->hint_have = false;
+	hints_advance(l);
+}
+
+void
+hints_close(struct lambda *l, bool report)
+{
+	if (!l->hints)
+		return;
+	if (report)
+		tsv_close(l->hints);
+	else
+		tsv_discard(l->hints);
+	l->hints = NULL;
+	free(l->hint_url);
+	l->hint_url = NULL;
+}
+
+int64_t
+hints_until(struct lambda *l, struct page *p, int64_t t)
+{
+	while (l->hint_have) {
+		int cmp = strcmp(l->hint_url, p->url);
+		if (cmp > 0 || (cmp == 0 && l->hint_lastmod > t))
+			break;
+		if (cmp == 0 && l->hint_lastmod >= 0)
+			p->hint_lastmod = l->hint_lastmod;
+		if (cmp == 0 && l->hint_rate > 0)
+			p->hint_rate = l->hint_rate;
+		hints_advance(l);
+	}
+	return p->hint_lastmod;
+}
