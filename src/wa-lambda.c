@@ -97,5 +97,6 @@ main(int argc, char **argv)
 	write_all(&l);
 	output_close(&l);
 	history_free(&l);
+	hints_free(&l);
 	return WA_EXIT_OK;
 }

@@ -7,6 +7,20 @@
 
 #include "lambda.h"
 
+/* The number of a sitemap, added to the table if new. */
+static size_t
+sitemap_number(struct lambda *l, const char *sitemap)
+{
+	size_t i = strmap_add(&l->sitemaps, sitemap, NULL);
+	if (i >= l->trust_cap) {
+		size_t old = l->trust_cap;
+		l->trust_cap = 2 * i + 8;
+		l->trust = wa_reallocarray(l->trust, l->trust_cap, sizeof *l->trust);
+		memset(l->trust + old, 0, (l->trust_cap - old) * sizeof *l->trust);
+	}
+	return i;
+}
+
 /* The next row of the hints into l->hint_*, checking its order; false at
  * the end. */
 static bool
@@ -31,6 +45,8 @@ hints_advance(struct lambda *l)
 		l->hint_lastmod = row.lastmod;
 		l->hint_rate = *row.changefreq ?
 		    changefreq_rate(row.changefreq, strlen(row.changefreq), row.changefreq) : 0;
+		if (l->hint_rate > 0)
+			l->hint_sitemap = sitemap_number(l, row.sitemap);
 		return l->hint_have = true;
 	}
 	return l->hint_have = false;
@@ -41,6 +57,8 @@ hints_open(struct lambda *l)
 {
 	if (!l->hints_path)
 		return;
+	if (!l->sitemaps.slot)
+		strmap_init(&l->sitemaps);
 	l->hints = tsv_open(l->hints_path, 4, 0, 0);
 	tsv_check_url(l->hints, 0);
 	tsv_check_sorted(l->hints, 0, false);
@@ -71,9 +89,32 @@ hints_until(struct lambda *l, struct page *p, int64_t t)
 			break;
 		if (cmp == 0 && l->hint_lastmod >= 0)
 			p->hint_lastmod = l->hint_lastmod;
-		if (cmp == 0 && l->hint_rate > 0)
+		if (cmp == 0 && l->hint_rate > 0) {
 			p->hint_rate = l->hint_rate;
+			p->hint_sitemap = l->hint_sitemap;
+		}
 		hints_advance(l);
 	}
 	return p->hint_lastmod;
+}
+
+bool
+sitemap_trusted(const struct lambda *l, size_t i)
+{
+	return 2 * l->trust[i].refuted <= l->trust[i].checked;
+}
+
+void
+hints_free(struct lambda *l)
+{
+	if (!l->sitemaps.slot)
+		return;
+	for (size_t i = 0; i < l->sitemaps.count; i++)
+		if (!sitemap_trusted(l, i))
+			wa_note("%s: changefreq refuted on %llu of the %llu pages that "
+			    "tell: not believed", strmap_key(&l->sitemaps, i),
+			    (unsigned long long)l->trust[i].refuted,
+			    (unsigned long long)l->trust[i].checked);
+	strmap_free(&l->sitemaps, NULL);
+	free(l->trust);
 }

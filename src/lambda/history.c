@@ -46,7 +46,7 @@ start_page(struct lambda *l, const char *url, int64_t t, int64_t d)
 	memcpy(page->url, url, len);
 	page->hint_lastmod = -1;
 	page->hint_rate = 0;
-	page->lastmod_hinted = false;
+	page->lastmod_hinted = page->hint_corroborated = false;
 	d = date_known(l, page, t, d);
 	page->obs = 1;
 	page->t_prev = t;
@@ -61,8 +61,10 @@ start_page(struct lambda *l, const char *url, int64_t t, int64_t d)
 	change_data_reset(&page->cd);
 }
 
+/* An observation at t after the page's last; d its date of last change
+ * (-1: none), a sitemap's if hinted. */
 static void
-add_interval(struct page *page, int64_t t, char changed, int64_t d)
+add_interval(struct page *page, int64_t t, char changed, int64_t d, bool hinted)
 {
 	double len = (double)(t - page->t_prev) / SECONDS_PER_DAY;
 
@@ -79,6 +81,8 @@ add_interval(struct page *page, int64_t t, char changed, int64_t d)
 		bool lm_changed = d > page->t_prev;
 		if ((changed == '1' && !lm_changed) || (changed == '0' && lm_changed))
 			page->lastmod_agrees = false;
+		if (hinted && changed == '0' && !lm_changed)
+			page->hint_corroborated = true;
 		page->lm_n++;
 		if (lm_changed) {
 			double age = (double)(t > d ? t - d : 0) / SECONDS_PER_DAY;
@@ -134,7 +138,8 @@ read_history(struct lambda *l, const char *path, history_fn *each)
 			tsv_reject(t, "a second observation at the same time");
 			continue;
 		}
-		add_interval(page, time, c[0], date_known(l, page, time, lastmod));
+		int64_t d = date_known(l, page, time, lastmod);
+		add_interval(page, time, c[0], d, d >= 0 && lastmod < 0);
 	}
 	tsv_close(t);
 }

@@ -13,6 +13,7 @@
 
 #include "estimate.h"
 #include "sitemaphints.h"
+#include "strmap.h"
 #include "wa.h"
 
 enum { FLAG_NONE_CHANGED = 1, FLAG_ALL_CHANGED = 2, FLAG_SINGLE = 4,
@@ -28,10 +29,13 @@ struct page {
 	bool all_lastmod;	/* every observation has a Last-Modified */
 	bool lastmod_agrees;	/* and it agrees with the changed column */
 	bool lastmod_hinted;	/* one of them is a sitemap's lastmod */
+	/* and one of those saw an unchanged interval the fetches saw too */
+	bool hint_corroborated;
 	/* the sitemap hints read so far: the latest lastmod (-1: none) and
 	 * the rate of the changefreq (0: none) */
 	int64_t hint_lastmod;
 	double hint_rate;
+	size_t hint_sitemap;	/* the number of the sitemap that gave it */
 	/* last date of change, corrected: n intervals, x changed, exposure t */
 	uint64_t lm_n, lm_x;
 	double lm_t;
@@ -41,6 +45,12 @@ struct page {
 	/* existence of change: intervals with a 0 or 1 */
 	uint64_t ml_n;
 	struct change_data cd;
+};
+
+/* What the first pass found of a sitemap's changefreq: of the pages whose
+ * history can tell, how many refute it. */
+struct sitemap_trust {
+	uint64_t checked, refuted;
 };
 
 /* One output row but its URL. */
@@ -86,6 +96,11 @@ struct lambda {
 	char *hint_url;
 	int64_t hint_lastmod;
 	double hint_rate;
+	size_t hint_sitemap;
+	/* the sitemaps by number, and what the first pass found of each */
+	struct strmap sitemaps;
+	struct sitemap_trust *trust;
+	size_t trust_cap;
 };
 
 /* history.c */
@@ -107,6 +122,11 @@ void hints_close(struct lambda *l, bool report);
  * p->hint_rate, skipping those of the URLs before it, and returns
  * p->hint_lastmod. */
 int64_t hints_until(struct lambda *l, struct page *p, int64_t t);
+/* Whether the changefreq of sitemap number i is believed: unless the
+ * first pass found it refuted on more than half the pages it checked. */
+bool sitemap_trusted(const struct lambda *l, size_t i);
+/* Tells the sitemaps not believed; frees the table. */
+void hints_free(struct lambda *l);
 
 /* prior.c */
 /* Fits the prior on the HISTORY files in a first pass, unless --prior was
@@ -125,6 +145,9 @@ void page_counts(const struct page *p, double *x, double *e);
 /* Fills e, zeroed by the caller, with the rate of a URL with at least one
  * observation, from its statistics and the prior. */
 void estimate_rate(const struct lambda *l, struct page *p, struct estimate *e);
+/* In the first pass: counts whether the page's history can check its
+ * sitemap's changefreq, and whether it refutes it. */
+void check_changefreq(struct lambda *l, struct page *p);
 
 /* output.c */
 /* Opens -O, checking it is sorted, and -o (stdout without it). */

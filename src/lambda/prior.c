@@ -9,13 +9,15 @@
 #define FIT_SHAPE_MIN 0.05
 #define FIT_SHAPE_MAX 100.0
 
-/* Adds a URL's crude rate to the fit of the first pass. */
+/* Adds a URL's crude rate to the fit of the first pass, and its sitemap's
+ * changefreq to that sitemap's record. */
 static void
 prior_add(struct lambda *l, struct page *p)
 {
 	struct prior_fit *fit = l->fitting;
 	double x, e;
 
+	check_changefreq(l, p);
 	page_counts(p, &x, &e);
 	if (!(e > 0))
 		return;

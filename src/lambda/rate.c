@@ -107,10 +107,14 @@ estimate_ml(struct prior pr, struct page *p, struct estimate *e)
 	ml_interval(cd, 1, 0, e->lambda, &e->lower, &e->upper);
 }
 
+/* A sitemap's lastmod that says every interval changed cannot be told
+ * from one that always says "now": only one that was once right about an
+ * unchanged interval is believed. */
 bool
 uses_lastmod(const struct page *p)
 {
-	return p->all_lastmod && p->lastmod_agrees;
+	return p->all_lastmod && p->lastmod_agrees &&
+	    (!p->lastmod_hinted || p->hint_corroborated);
 }
 
 void
@@ -170,6 +174,36 @@ toward_changefreq(double rate, double exposure, double r)
 	return (rate * exposure + 1) / (exposure + 1 / r);
 }
 
+/* Whether the page's history can refute a high changefreq as well as a
+ * low one: not when every interval changed and only a lower bound is
+ * known, nor without exposure. */
+static bool
+changefreq_checkable(const struct page *p, const struct estimate *e)
+{
+	double x, exposure;
+
+	page_counts(p, &x, &exposure);
+	return exposure > 0 && (strcmp(e->estimator, "prior") != 0 || x == 0);
+}
+
+void
+check_changefreq(struct lambda *l, struct page *p)
+{
+	struct prior population = { l->prior_shape, l->prior_rate };
+	struct estimate e = { 0, 0, 0, NULL, 0, 0, 0 };
+	struct sitemap_trust *trust;
+
+	if (!(p->hint_rate > 0))
+		return;
+	estimate_with(l, population, p, &e);
+	if (!changefreq_checkable(p, &e))
+		return;
+	trust = &l->trust[p->hint_sitemap];
+	trust->checked++;
+	if (!changefreq_believed(p, &e, p->hint_rate))
+		trust->refuted++;
+}
+
 void
 estimate_rate(const struct lambda *l, struct page *p, struct estimate *e)
 {
@@ -177,7 +211,8 @@ estimate_rate(const struct lambda *l, struct page *p, struct estimate *e)
 	double r = p->hint_rate, x, exposure;
 
 	estimate_with(l, population, p, e);
-	if (!(r > 0) || !changefreq_believed(p, e, r))
+	if (!(r > 0) || !sitemap_trusted(l, p->hint_sitemap) ||
+	    !changefreq_believed(p, e, r))
 		return;
 	e->flags |= FLAG_CHANGEFREQ;
 	if (strcmp(e->estimator, "prior") == 0) {
