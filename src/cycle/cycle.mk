@@ -51,6 +51,9 @@ RETRY_MAX = 30d
 # The pages extracted while they are fetched (wa-fetch --warc-copy into
 # wa-extract), or after the fetch.
 OVERLAP = yes
+# The lastmod and changefreq of the sitemaps fetched (wa-extract --hints),
+# gathered over the cycles in hints.tsv and read by wa-lambda --hints.
+SITEMAP_HINTS = yes
 
 # Cycle N is the one after STATE/current (a link to the last complete
 # cycle); an interrupted cycle N is thus resumed by the next run.
@@ -68,6 +71,11 @@ FETCH_OPTS = -w $(WAIT) -r $(CONNECTIONS) --per-connection $(PER_CONNECTION) \
 	$(if $(HEADERS),-H '$(subst |,' -H ',$(subst ','\'',$(HEADERS)))') \
 	$(foreach r,$(RESOLVE),--resolve $(r)) $(FETCH_FLAGS)
 EXTRACT_OPTS = $(if $(ROBOTS_AGENT),--robots-agent '$(ROBOTS_AGENT)') $(EXTRACT_FLAGS)
+HINTS := $(filter yes,$(SITEMAP_HINTS))
+# The hints file of wa-extract, or nothing without SITEMAP_HINTS.
+extract_hints = $(if $(HINTS),--hints '$(1)')
+# hints.tsv as wa-lambda reads it, one row per distinct row of any cycle.
+HINTS_SORT = sort -u -t '$(TAB)' -k1,1 -k3,3n -k2,2 -k4,4
 RANK_OPTS = $(RANK_FLAGS) $(if $(SUBSCRIPTIONS),--subscriptions '$(SUBSCRIPTIONS)' \
 	--subscription-weight $(SUBSCRIPTION_WEIGHT))
 
@@ -95,11 +103,11 @@ SUCCESS = ^(2[0-9][0-9]|3[0-9][0-9])$$
 # The check of the settings records nothing.
 SETTINGS_plan = $(if $(PREV),$(SCHEDULE))
 SETTINGS_fetch = $(FETCH_OPTS)
-SETTINGS_extract = $(EXTRACT_OPTS)
+SETTINGS_extract = $(EXTRACT_OPTS)$(if $(HINTS), --hints)
 SETTINGS_history = $(NOW)
 SETTINGS_graph = $(LINKMAT_FLAGS)
 SETTINGS_rank = $(RANK_OPTS) $(USEFULNESS)
-SETTINGS_lambda = $(LAMBDA_FLAGS)
+SETTINGS_lambda = $(LAMBDA_FLAGS)$(if $(HINTS), --hints)
 SETTINGS_next = $(SCHEDULE) $(T) $(SCOPE) $(OVERRIDES)
 SETTINGS_report = $(USEFULNESS)
 STEPS = plan fetch extract history graph rank lambda next report
@@ -123,6 +131,7 @@ $(C)/.settings-%: | $(C)
 settings:
 	$(if $(filter-out importance uniform,$(USEFULNESS)),$(error USEFULNESS is importance or uniform, not '$(USEFULNESS)'))
 	$(if $(filter-out yes no,$(OVERLAP)),$(error OVERLAP is yes or no, not '$(OVERLAP)'))
+	$(if $(filter-out yes no,$(SITEMAP_HINTS)),$(error SITEMAP_HINTS is yes or no, not '$(SITEMAP_HINTS)'))
 	d=$$(mktemp -d) && trap 'rm -rf "$$d"' EXIT && \
 	$(SCHEDULE) --ahead $(T) $(foreach o,$(OVERRIDES),--overrides '$(o)') </dev/null >/dev/null && \
 	$(call tool,fetch) -q $(FETCH_OPTS) -o "$$d/check.warc.gz" </dev/null >/dev/null && \
@@ -202,7 +211,8 @@ ifeq ($(OVERLAP),yes)
 	printf '%s\n' '$(subst ','\'',$(call settings_of,extract))' >'$(C)/.settings-overlap'
 	{ $(FETCH) --warc-copy /dev/fd/3 '$<' 3>&1 >'$@.tmp'; \
 		echo $$? >'$(C)/.status-overlap'; } | \
-		$(call tool,extract) -q $(EXTRACT_OPTS) -p '$(C)/.pages-overlap' - \
+		$(call tool,extract) -q $(EXTRACT_OPTS) -p '$(C)/.pages-overlap' \
+		$(call extract_hints,$(C)/.hints-overlap) - \
 		>'$(C)/.links-overlap.tmp'; \
 	extracted=$$? fetched=$$(cat '$(C)/.status-overlap'); \
 	[ "$$fetched" = 0 ] || exit "$$fetched"; \
@@ -216,17 +226,28 @@ endif
 
 # The links and pages the fetch extracted, if its extract settings were
 # these; else the WARC files read after the fetch, in the order wa-fetch
-# wrote them (crawl.warc.gz, then crawl-00001.warc.gz...).
+# wrote them (crawl.warc.gz, then crawl-00001.warc.gz...).  With
+# SITEMAP_HINTS the sitemap hints of this cycle join the last cycle's
+# hints.tsv.
 $(C)/links.tsv: $(C)/fetch.log $(C)/.settings-extract
 	if [ -f '$(C)/.links-overlap' ] && [ -f '$(C)/.pages-overlap' ] && \
+	    $(if $(HINTS),[ -f '$(C)/.hints-overlap' ] &&) \
 	    [ "$$(cat '$(C)/.settings-overlap')" = '$(subst ','\'',$(call settings_of,extract))' ]; then \
-		mv '$(C)/.links-overlap' '$@.tmp' && mv '$(C)/.pages-overlap' '$(C)/pages.tmp'; \
+		mv '$(C)/.links-overlap' '$@.tmp' && mv '$(C)/.pages-overlap' '$(C)/pages.tmp' \
+		$(if $(HINTS),&& mv '$(C)/.hints-overlap' '$(C)/hints.new'); \
 	else \
 		$(call tool,extract) -q $(EXTRACT_OPTS) -p '$(C)/pages.tmp' \
+			$(call extract_hints,$(C)/hints.new) \
 			$(foreach f,$(C)/crawl.warc.gz $(sort $(wildcard $(C)/crawl-[0-9]*.warc.gz)),'$(f)') \
 			>'$@.tmp'; \
 	fi
 	rm -f '$(C)'/.*-overlap*
+ifneq ($(HINTS),)
+	$(HINTS_SORT) '$(C)/hints.new' | $(HINTS_SORT) -m - $(wildcard $(P)/hints.tsv) \
+		>'$(C)/hints.tmp'
+	rm -f '$(C)/hints.new'
+	mv '$(C)/hints.tmp' '$(C)/hints.tsv'
+endif
 	mv '$(C)/pages.tmp' '$(C)/pages.tsv'
 	mv '$@.tmp' '$@'
 
@@ -295,7 +316,8 @@ $(C)/importance.tsv: $(C)/graph $(C)/.settings-rank
 	mv '$@.tmp' '$@'
 
 $(C)/lambda.tsv: $(C)/history.tsv $(C)/.settings-lambda
-	$(call tool,lambda) -q $(LAMBDA_FLAGS) -o '$@' '$<'
+	$(call tool,lambda) -q $(LAMBDA_FLAGS) \
+		$(if $(HINTS),--hints '$(C)/hints.tsv') -o '$@' '$<'
 
 # The page state (wa-formats(5)), without categories: every node of the
 # graph with its type there (XML suspects too), the failures last.
