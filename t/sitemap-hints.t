@@ -166,6 +166,18 @@ same_file "$tmp/m1" "$tmp/m0" "a sitemap lying of seven pages changes none of th
 like "$(cat "$tmp/m1.err")" \
 	"http://example.com/sitemap.xml: changefreq refuted on 6 of the 6 pages that tell: not believed" \
 	"and is named as not believed"
+# The refresh simulator's web, crawled without a sitemap and with a lying
+# one: the same cost, to the last digit; an honest one lowers it.
+if "$PY" -c "import numpy" 2>/dev/null; then
+	for mode in none lying honest; do
+		"$ROOT/scripts/sim-refresh" -q --pages 300 --cycles 6 --warmup 10d --lastmod 0 \
+			--policies wa,oracle --sitemap $mode --out "$tmp/sim-$mode" >/dev/null
+	done
+	cost() { awk -F '\t' '$1 == "cost_wa" { print $2 }' "$tmp/sim-$1/summary.tsv"; }
+	is "$(cost lying)" "$(cost none)" "sim-refresh: a lying sitemap costs wa nothing"
+	ok "sim-refresh: an honest one lowers the cost" \
+		awk -v h="$(cost honest)" -v n="$(cost none)" 'BEGIN { exit !(h < n) }'
+fi
 # Bad input.
 printf "$url$T$sm${T}x${T}daily\n$url$T$sm$T-${T}sometimes\n$url$T$sm${T}5$T-\n" >"$tmp/bad.tsv"
 exits 0 "bad hint rows are skipped" wa-lambda --prior 1,7 --hints "$tmp/bad.tsv" "$tmp/bare.tsv"
