@@ -184,6 +184,12 @@ exits 0 "bad hint rows are skipped" wa-lambda --prior 1,7 --hints "$tmp/bad.tsv"
 like "$(cat "$tmp/stderr")" "bad.tsv:1: lastmod is not a Unix time: x" "a bad lastmod is told with file and line"
 like "$(cat "$tmp/stderr")" "bad.tsv:2: changefreq is not always.*: sometimes" "a bad changefreq too"
 printf "$url$T$sm${T}9$T-\n$url$T$sm${T}5$T-\n" >"$tmp/unsorted.tsv"
+# sort -k3,3n puts a "-" among the dates of 1970-01-01 (0).
+{ printf "$url$T$sm${T}0${T}never\n$url$T$sm$T-${T}daily\n"
+  printf "$url$T$sm$T%s$T-\n" 1699913600 1700151200; } >"$tmp/zero.tsv"
+exits 0 "a - among the dates 0 is in order" \
+	wa-lambda --prior 1,7 --hints "$tmp/zero.tsv" "$tmp/bare.tsv"
+is "$(cut -f3,8 "$tmp/stdout")" "lastmod${T}sitemap-lastmod,changefreq" "and is read"
 exits 1 "hints not sorted by lastmod stop wa-lambda" \
 	wa-lambda --prior 1,7 --hints "$tmp/unsorted.tsv" "$tmp/bare.tsv"
 like "$(cat "$tmp/stderr")" "unsorted.tsv:2: not sorted by lastmod" "naming the line"

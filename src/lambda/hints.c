@@ -36,10 +36,14 @@ hints_advance(struct lambda *l)
 			    t->col[strncmp(why, "lastmod", 7) == 0 ? 2 : 3]);
 			continue;
 		}
-		if (l->hint_have && strcmp(row.url, l->hint_url) == 0 &&
-		    row.lastmod < l->hint_lastmod)
+		/* A "-" sorts with 0, among the dates: it is left out of the
+		 * order, which only a URL's dates keep. */
+		int64_t latest = l->hint_have && strcmp(row.url, l->hint_url) == 0 ?
+		    l->hint_url_latest : -1;
+		if (row.lastmod >= 0 && row.lastmod < latest)
 			tsv_die(t, "not sorted by lastmod within %.200s: %lld after %lld",
-			    row.url, (long long)row.lastmod, (long long)l->hint_lastmod);
+			    row.url, (long long)row.lastmod, (long long)latest);
+		l->hint_url_latest = row.lastmod > latest ? row.lastmod : latest;
 		free(l->hint_url);
 		l->hint_url = wa_strdup(row.url);
 		l->hint_lastmod = row.lastmod;

@@ -97,6 +97,7 @@ struct lambda {
 	int64_t hint_lastmod;
 	double hint_rate;
 	size_t hint_sitemap;
+	int64_t hint_url_latest;	/* the latest date of hint_url so far, or -1 */
 	/* the sitemaps by number, and what the first pass found of each */
 	struct strmap sitemaps;
 	struct sitemap_trust *trust;
