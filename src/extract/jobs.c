@@ -39,7 +39,7 @@ struct record_job {
 	FILE *rows;
 	char *rows_text;
 	size_t rows_len, nlinks;
-	/* The rows of its sitemap hints, likewise (--hints). */
+	/* The rows of its sitemap hints, likewise (NULL without --hints). */
 	FILE *hint_rows;
 	char *hint_text;
 	size_t hint_len, nhints;
@@ -132,15 +132,17 @@ parse_job(void *arg)
 		bool hints = job->run->hints;
 		record_parser_init(&job->parser, keep_link, hints ? keep_hint : NULL, job);
 		job->rows = open_memstream(&job->rows_text, &job->rows_len);
-		job->hint_rows = open_memstream(&job->hint_text, &job->hint_len);
-		if (!job->rows || !job->hint_rows)
+		if (hints)
+			job->hint_rows = open_memstream(&job->hint_text, &job->hint_len);
+		if (!job->rows || (hints && !job->hint_rows))
 			wa_die_errno("open_memstream");
 	}
 	rewind(job->rows);
-	rewind(job->hint_rows);
+	if (job->hint_rows)
+		rewind(job->hint_rows);
 	job->nlinks = job->nhints = 0;
 	record_parse(&job->parser, job->run, job->agent, &job->rec, &job->out);
-	if (fflush(job->rows) == EOF || fflush(job->hint_rows) == EOF)
+	if (fflush(job->rows) == EOF || (job->hint_rows && fflush(job->hint_rows) == EOF))
 		wa_die_errno("open_memstream");
 }
 
@@ -171,7 +173,8 @@ clear_job(void *arg)
 	if (job->parser.ex) {
 		record_parser_free(&job->parser);
 		fclose(job->rows);
-		fclose(job->hint_rows);
+		if (job->hint_rows)
+			fclose(job->hint_rows);
 	}
 	free(job->rows_text);
 	free(job->hint_text);
