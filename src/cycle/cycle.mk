@@ -74,8 +74,12 @@ EXTRACT_OPTS = $(if $(ROBOTS_AGENT),--robots-agent '$(ROBOTS_AGENT)') $(EXTRACT_
 HINTS := $(filter yes,$(SITEMAP_HINTS))
 # The hints file of wa-extract, or nothing without SITEMAP_HINTS.
 extract_hints = $(if $(HINTS),--hints '$(1)')
-# hints.tsv as wa-lambda reads it, one row per distinct row of any cycle.
+# hints.new, this cycle's hints, joins the last cycle's hints.tsv, sorted
+# as wa-lambda reads it, one row per distinct row of any cycle.
 HINTS_SORT = sort -u -t '$(TAB)' -k1,1 -k3,3n -k2,2 -k4,4
+gather_hints = $(HINTS_SORT) '$(C)/hints.new' | \
+	$(HINTS_SORT) -m - $(wildcard $(P)/hints.tsv) >'$(C)/hints.tmp' && \
+	rm -f '$(C)/hints.new' && mv '$(C)/hints.tmp' '$(C)/hints.tsv'
 RANK_OPTS = $(RANK_FLAGS) $(if $(SUBSCRIPTIONS),--subscriptions '$(SUBSCRIPTIONS)' \
 	--subscription-weight $(SUBSCRIPTION_WEIGHT))
 
@@ -242,12 +246,7 @@ $(C)/links.tsv: $(C)/fetch.log $(C)/.settings-extract
 			>'$@.tmp'; \
 	fi
 	rm -f '$(C)'/.*-overlap*
-ifneq ($(HINTS),)
-	$(HINTS_SORT) '$(C)/hints.new' | $(HINTS_SORT) -m - $(wildcard $(P)/hints.tsv) \
-		>'$(C)/hints.tmp'
-	rm -f '$(C)/hints.new'
-	mv '$(C)/hints.tmp' '$(C)/hints.tsv'
-endif
+	$(if $(HINTS),$(gather_hints))
 	mv '$(C)/pages.tmp' '$(C)/pages.tsv'
 	mv '$@.tmp' '$@'
 
@@ -315,9 +314,18 @@ $(C)/importance.tsv: $(C)/graph $(C)/.settings-rank
 	mv '$(C)/usefulness.tmp' '$(C)/usefulness.tsv'
 	mv '$@.tmp' '$@'
 
+# With SITEMAP_HINTS, the hints the extract step gathered; an extraction
+# spread over hosts by wa-dist brings none back, and they are then read
+# from the cycle's WARC files here.
 $(C)/lambda.tsv: $(C)/history.tsv $(C)/.settings-lambda
-	$(call tool,lambda) -q $(LAMBDA_FLAGS) \
-		$(if $(HINTS),--hints '$(C)/hints.tsv') -o '$@' '$<'
+ifneq ($(HINTS),)
+	[ -f '$(C)/hints.tsv' ] || { $(call tool,extract) -q $(EXTRACT_OPTS) \
+		$(call extract_hints,$(C)/hints.new) \
+		$(foreach f,$(sort $(wildcard $(C)/crawl*.warc.gz)),'$(f)') >/dev/null && \
+		$(gather_hints); }
+endif
+	$(call tool,lambda) -q $(LAMBDA_FLAGS) $(call extract_hints,$(C)/hints.tsv) \
+		-o '$@' '$<'
 
 # The page state (wa-formats(5)), without categories: every node of the
 # graph with its type there (XML suspects too), the failures last.
