@@ -11,19 +11,19 @@
 #include "wa.h"
 
 static const char usage[] =
-    "usage: wa-extract [-kqv] [-j N] [-p PAGES] [--max-size SIZE]\n"
+    "usage: wa-extract [-kqv] [-j N] [-p PAGES] [--hints FILE] [--max-size SIZE]\n"
     "                  [--robots-agent TOKEN] [--ignore-robots-tags] [WARC...]\n"
     "Reads the response and resource records of the WARC files (or stdin,\n"
     "gzip or plain) and writes the links of their HTML and XML pages on\n"
     "stdout: src, dst, how (see wa-formats(5), \"Links\").\n"
     "  -p FILE          also write a row per page to FILE: url, type, time,\n"
     "                   digest, out-degree, root element, doctype\n"
+    "  --hints FILE     also write the sitemaps' lastmod and changefreq to FILE\n"
     "  -k               keep going past records that cannot be read: -p\n"
     "                   holds the others, exit 0 (default: -p is not\n"
     "                   written, exit 1)\n"
     "  -j, --jobs N     parse on N threads (default: the processors, at most 8)\n"
-    "  --max-size SIZE  largest decoded body parsed (default 64M); a larger\n"
-    "                   one is a page of type error\n"
+    "  --max-size SIZE  largest decoded body parsed (default 64M)\n"
     "  --robots-agent TOKEN  our robots product token, for the meta robots and\n"
     "                   X-Robots-Tag directives named for a robot (default:\n"
     "                   the one the warcinfo record names, if any)\n"
@@ -38,6 +38,7 @@ static const char usage[] =
 
 enum {
 	OPT_MAX_SIZE = WA_OPT_FIRST_TOOL, OPT_ROBOTS_AGENT, OPT_IGNORE_ROBOTS_TAGS,
+	OPT_HINTS,
 };
 
 static void
@@ -48,6 +49,7 @@ parse_options(struct extract_run *run, int argc, char **argv)
 		{ "max-size", required_argument, NULL, OPT_MAX_SIZE },
 		{ "robots-agent", required_argument, NULL, OPT_ROBOTS_AGENT },
 		{ "ignore-robots-tags", no_argument, NULL, OPT_IGNORE_ROBOTS_TAGS },
+		{ "hints", required_argument, NULL, OPT_HINTS },
 		WA_COMMON_LONGOPTS
 	};
 	int c;
@@ -61,6 +63,9 @@ parse_options(struct extract_run *run, int argc, char **argv)
 			break;
 		case 'p':
 			run->pages_path = optarg;
+			break;
+		case OPT_HINTS:
+			run->hints_path = optarg;
 			break;
 		case OPT_MAX_SIZE:
 			run->max_size = opt_size("--max-size", optarg);
@@ -86,7 +91,8 @@ parse_options(struct extract_run *run, int argc, char **argv)
 	}
 }
 
-/* Opens the pages file and the links' stream, and the extraction. */
+/* Opens the pages and hints files and the links' stream, and the
+ * extraction. */
 static void
 start(struct extract_run *run)
 {
@@ -95,8 +101,13 @@ start(struct extract_run *run)
 		run->pages_file = atomic_open(run->pages_path);
 		run->pages = run->pages_file->fp;
 	}
+	if (run->hints_path) {
+		run->hints_file = atomic_open(run->hints_path);
+		run->hints = run->hints_file->fp;
+	}
 	setvbuf(stdout, outbuf, _IOFBF, sizeof outbuf);
-	record_parser_init(&run->parser, run_put_link, run);
+	record_parser_init(&run->parser, run_put_link,
+	    run->hints ? run_put_hint : NULL, run);
 }
 
 int

@@ -12,12 +12,15 @@
 
 static const char usage[] =
     "usage: wa-lambda [-q] [--literal] [--prior SHAPE,RATE] [-O FILE] [-o FILE]\n"
-    "                 [HISTORY...]\n"
+    "                 [--hints FILE] [HISTORY...]\n"
     "Writes the change rate (changes/day) of every URL of the HISTORY files (or\n"
     "stdin): url, lambda, estimator, n, changes, lower, upper, flags.  The\n"
     "history is sorted by url, then time (wa-formats(5)).\n"
     "  -O FILE           rate overrides (url, lambda): they replace the estimate\n"
     "  -o FILE           output file (default: stdout), written atomically\n"
+    "  --hints FILE      sitemap hints (url, sitemap, lastmod, changefreq),\n"
+    "                    sorted by url, then lastmod: lastmod dates as the\n"
+    "                    pages' dates of change, changefreq as their prior\n"
     "  --literal         Preda's eq. 4.2 as printed, for Last-Modified histories\n"
     "  --prior SHAPE,RATE  the Gamma prior (RATE in days); default: fitted on\n"
     "                    the HISTORY files in a first pass, or 1,7 on stdin\n"
@@ -25,7 +28,7 @@ static const char usage[] =
     "  -h                this help;  --version  the version\n"
     "See wa-lambda(1).\n";
 
-enum { OPT_PRIOR = WA_OPT_FIRST_TOOL, OPT_LITERAL };
+enum { OPT_PRIOR = WA_OPT_FIRST_TOOL, OPT_LITERAL, OPT_HINTS };
 
 #define DEFAULT_PRIOR_SHAPE 1.0
 #define DEFAULT_PRIOR_RATE 7.0
@@ -51,6 +54,7 @@ parse_options(int argc, char **argv, struct lambda *l)
 	static const struct option longopts[] = {
 		{ "prior", required_argument, NULL, OPT_PRIOR },
 		{ "literal", no_argument, NULL, OPT_LITERAL },
+		{ "hints", required_argument, NULL, OPT_HINTS },
 		WA_COMMON_LONGOPTS
 	};
 	int c;
@@ -65,6 +69,9 @@ parse_options(int argc, char **argv, struct lambda *l)
 			break;
 		case OPT_PRIOR:
 			parse_prior(l, optarg);
+			break;
+		case OPT_HINTS:
+			l->hints_path = optarg;
 			break;
 		case OPT_LITERAL:
 			l->literal = true;
@@ -90,5 +97,6 @@ main(int argc, char **argv)
 	write_all(&l);
 	output_close(&l);
 	history_free(&l);
+	hints_free(&l);
 	return WA_EXIT_OK;
 }

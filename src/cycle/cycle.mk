@@ -69,6 +69,9 @@ WARC_DESCRIPTION =
 # Part K of a cycle of wa-dist(1) names its files WARC_PREFIX-pK-...: the
 # parts fetched on one host never share a name.
 WARC_PART =
+# The lastmod and changefreq of the sitemaps fetched (wa-extract --hints),
+# gathered over the cycles in hints.tsv and read by wa-lambda --hints.
+SITEMAP_HINTS = yes
 
 # Cycle N is the one after STATE/current (a link to the last complete
 # cycle); an interrupted cycle N is thus resumed by the next run.
@@ -95,6 +98,15 @@ FETCH_OPTS = -w $(WAIT) -r $(CONNECTIONS) --per-connection $(PER_CONNECTION) \
 	$(if $(WARC_DESCRIPTION),--warc-description '$(subst ','\'',$(WARC_DESCRIPTION))') \
 	$(FETCH_FLAGS)
 EXTRACT_OPTS = $(if $(ROBOTS_AGENT),--robots-agent '$(ROBOTS_AGENT)') $(EXTRACT_FLAGS)
+HINTS := $(filter yes,$(SITEMAP_HINTS))
+# The hints file of wa-extract, or nothing without SITEMAP_HINTS.
+extract_hints = $(if $(HINTS),--hints '$(1)')
+# hints.new, this cycle's hints, joins the last cycle's hints.tsv, sorted
+# as wa-lambda reads it, one row per distinct row of any cycle.
+HINTS_SORT = sort -u -t '$(TAB)' -k1,1 -k3,3n -k2,2 -k4,4
+gather_hints = $(HINTS_SORT) '$(C)/hints.new' | \
+	$(HINTS_SORT) -m - $(wildcard $(P)/hints.tsv) >'$(C)/hints.tmp' && \
+	rm -f '$(C)/hints.new' && mv '$(C)/hints.tmp' '$(C)/hints.tsv'
 RANK_OPTS = $(RANK_FLAGS) $(if $(SUBSCRIPTIONS),--subscriptions '$(SUBSCRIPTIONS)' \
 	--subscription-weight $(SUBSCRIPTION_WEIGHT))
 
@@ -132,11 +144,11 @@ SUCCESS = ^(2[0-9][0-9]|3[0-9][0-9])$$
 # The check of the settings records nothing.
 SETTINGS_plan = $(if $(PREV),$(SCHEDULE))
 SETTINGS_fetch = $(FETCH_OPTS) --warc-prefix $(WARC_NAME)
-SETTINGS_extract = $(EXTRACT_OPTS)
+SETTINGS_extract = $(EXTRACT_OPTS)$(if $(HINTS), --hints)
 SETTINGS_history = $(NOW)
 SETTINGS_graph = $(LINKMAT_FLAGS)
 SETTINGS_rank = $(RANK_OPTS) $(USEFULNESS)
-SETTINGS_lambda = $(LAMBDA_FLAGS)
+SETTINGS_lambda = $(LAMBDA_FLAGS)$(if $(HINTS), --hints)
 SETTINGS_next = $(SCHEDULE) $(T) $(SCOPE) $(OVERRIDES)
 SETTINGS_report = $(USEFULNESS)
 STEPS = plan fetch extract history graph rank lambda next report
@@ -166,6 +178,7 @@ settings:
 	case '$(subst ','\'',$(WARC_NAME))' in ''|*[!A-Za-z0-9._-]*) \
 		echo "WARC_PREFIX: '$(subst ','\'',$(WARC_PREFIX))' is not a name of" \
 			"letters, digits, '.', '_' and '-'" >&2; exit 1;; esac
+	$(if $(filter-out yes no,$(SITEMAP_HINTS)),$(error SITEMAP_HINTS is yes or no, not '$(SITEMAP_HINTS)'))
 	d=$$(mktemp -d) && trap 'rm -rf "$$d"' EXIT && \
 	$(SCHEDULE) --ahead $(T) $(foreach o,$(OVERRIDES),--overrides '$(o)') </dev/null >/dev/null && \
 	$(call tool,fetch) -q $(FETCH_OPTS) --warc-prefix "$$d/$(WARC_NAME)" </dev/null >/dev/null && \
@@ -243,7 +256,8 @@ ifeq ($(OVERLAP),yes)
 	printf '%s\n' '$(subst ','\'',$(call settings_of,extract))' >'$(C)/.settings-overlap'
 	{ $(FETCH) --warc-copy /dev/fd/3 '$<' 3>&1 >'$@.tmp'; \
 		echo $$? >'$(C)/.status-overlap'; } | \
-		$(call tool,extract) -q $(EXTRACT_OPTS) -p '$(C)/.pages-overlap' - \
+		$(call tool,extract) -q $(EXTRACT_OPTS) -p '$(C)/.pages-overlap' \
+		$(call extract_hints,$(C)/.hints-overlap) - \
 		>'$(C)/.links-overlap.tmp'; \
 	extracted=$$? fetched=$$(cat '$(C)/.status-overlap'); \
 	[ "$$fetched" = 0 ] || exit "$$fetched"; \
@@ -257,17 +271,22 @@ endif
 
 # The links and pages the fetch extracted, if its extract settings were
 # these; else the WARC files read after the fetch, in the order wa-fetch
-# wrote them.
+# wrote them.  With SITEMAP_HINTS the sitemap hints of this cycle join
+# the last cycle's hints.tsv.
 $(C)/links.tsv: $(C)/fetch.log $(C)/.settings-extract
 	if [ -f '$(C)/.links-overlap' ] && [ -f '$(C)/.pages-overlap' ] && \
+	    $(if $(HINTS),[ -f '$(C)/.hints-overlap' ] &&) \
 	    [ "$$(cat '$(C)/.settings-overlap')" = '$(subst ','\'',$(call settings_of,extract))' ]; then \
-		mv '$(C)/.links-overlap' '$@.tmp' && mv '$(C)/.pages-overlap' '$(C)/pages.tmp'; \
+		mv '$(C)/.links-overlap' '$@.tmp' && mv '$(C)/.pages-overlap' '$(C)/pages.tmp' \
+		$(if $(HINTS),&& mv '$(C)/.hints-overlap' '$(C)/hints.new'); \
 	else \
 		$(call tool,extract) -q $(EXTRACT_OPTS) -p '$(C)/pages.tmp' \
+			$(call extract_hints,$(C)/hints.new) \
 			$(WARC_FILES) \
 			>'$@.tmp'; \
 	fi
 	rm -f '$(C)'/.*-overlap*
+	$(if $(HINTS),$(gather_hints))
 	mv '$(C)/pages.tmp' '$(C)/pages.tsv'
 	mv '$@.tmp' '$@'
 
@@ -335,8 +354,18 @@ $(C)/importance.tsv: $(C)/graph $(C)/.settings-rank
 	mv '$(C)/usefulness.tmp' '$(C)/usefulness.tsv'
 	mv '$@.tmp' '$@'
 
+# With SITEMAP_HINTS, the hints the extract step gathered; an extraction
+# spread over hosts by wa-dist brings none back, and they are then read
+# from the cycle's WARC files here.
 $(C)/lambda.tsv: $(C)/history.tsv $(C)/.settings-lambda
-	$(call tool,lambda) -q $(LAMBDA_FLAGS) -o '$@' '$<'
+ifneq ($(HINTS),)
+	[ -f '$(C)/hints.tsv' ] || { $(call tool,extract) -q $(EXTRACT_OPTS) \
+		$(call extract_hints,$(C)/hints.new) \
+		$(WARC_FILES) >/dev/null && \
+		$(gather_hints); }
+endif
+	$(call tool,lambda) -q $(LAMBDA_FLAGS) $(call extract_hints,$(C)/hints.tsv) \
+		-o '$@' '$<'
 
 # The page state (wa-formats(5)), without categories: every node of the
 # graph with its type there (XML suspects too), the failures last.

@@ -49,6 +49,7 @@ struct extract_run {
 	uint64_t max_size;
 	unsigned nthreads;	/* -j */
 	const char *pages_path;	/* -p */
+	const char *hints_path;	/* --hints */
 	bool salvage;		/* -k */
 	bool robots_tags;	/* not --ignore-robots-tags */
 	const char *robots_agent;	/* --robots-agent */
@@ -57,11 +58,14 @@ struct extract_run {
 
 	struct atomic_file *pages_file;
 	FILE *pages;		/* its stream, or NULL */
+	struct atomic_file *hints_file;
+	FILE *hints;		/* its stream, or NULL */
 	struct progress pg;
 	struct record_parser parser;	/* of -j 1 */
 
 	uint64_t nrecords, nlinks, ntype[PAGE_TYPES], nnofollow;
 	uint64_t nrefused, nrefused_pages;
+	uint64_t nhints, nbad_hints, nbad_hint_pages;
 	uint64_t nskipped_not_http;
 	uint64_t nskipped[NSKIPPED];
 	uint64_t unreadable;	/* records that could not be read */
@@ -71,8 +75,14 @@ struct extract_run {
  * links stream on stdout. */
 void run_put_link(void *arg, const char *src, const char *dst, const char *how);
 
-/* An extractor giving its links to fn(arg, ...). */
-void record_parser_init(struct record_parser *p, extract_link_fn *fn, void *arg);
+/* The extraction's callback of sitemap hints (arg the run): a row of the
+ * hints file. */
+void run_put_hint(void *arg, const struct hint_row *row);
+
+/* An extractor giving its links to fn(arg, ...), and its sitemap hints to
+ * hint_fn(arg, ...) unless hint_fn is NULL. */
+void record_parser_init(struct record_parser *p, extract_link_fn *fn,
+    extract_hint_fn *hint_fn, void *arg);
 void record_parser_free(struct record_parser *p);
 /* The robots agent the records are read for, as the records read so far
  * left it: --robots-agent, else the file's warcinfo record's, "" if none. */
@@ -97,7 +107,7 @@ void run_record(struct extract_run *run, const char *file, const struct warc_rec
 void run_read_inputs(struct extract_run *run, int npaths, char **paths);
 
 /* The records of a WARC file parsed on run->nthreads threads, the links,
- * the page rows and the messages written in the order of the records, as
+ * the page rows, the hint rows and the messages written in the order of the records, as
  * run_record writes them (jobs.c).  Up to 2 * nthreads + 2 records are
  * held at once, each with its decoded body. */
 struct record_jobs;

@@ -39,6 +39,10 @@ struct record_job {
 	FILE *rows;
 	char *rows_text;
 	size_t rows_len, nlinks;
+	/* The rows of its sitemap hints, likewise (NULL without --hints). */
+	FILE *hint_rows;
+	char *hint_text;
+	size_t hint_len, nhints;
 };
 
 struct record_jobs {
@@ -67,6 +71,15 @@ keep_link(void *arg, const char *src, const char *dst, const char *how)
 	struct record_job *job = arg;
 	links_write(job->rows, src, dst, how);
 	job->nlinks++;
+}
+
+/* The extractor's callback: a sitemap hint of the job's page, kept. */
+static void
+keep_hint(void *arg, const struct hint_row *row)
+{
+	struct record_job *job = arg;
+	hints_write(job->hint_rows, row);
+	job->nhints++;
 }
 
 /* A string of rec into the job's memory at *at. */
@@ -116,15 +129,20 @@ parse_job(void *arg)
 	if (!job->has_record)
 		return;
 	if (!job->parser.ex) {
-		record_parser_init(&job->parser, keep_link, job);
+		bool hints = job->run->hints;
+		record_parser_init(&job->parser, keep_link, hints ? keep_hint : NULL, job);
 		job->rows = open_memstream(&job->rows_text, &job->rows_len);
-		if (!job->rows)
+		if (hints)
+			job->hint_rows = open_memstream(&job->hint_text, &job->hint_len);
+		if (!job->rows || (hints && !job->hint_rows))
 			wa_die_errno("open_memstream");
 	}
 	rewind(job->rows);
-	job->nlinks = 0;
+	if (job->hint_rows)
+		rewind(job->hint_rows);
+	job->nlinks = job->nhints = 0;
 	record_parse(&job->parser, job->run, job->agent, &job->rec, &job->out);
-	if (fflush(job->rows) == EOF)
+	if (fflush(job->rows) == EOF || (job->hint_rows && fflush(job->hint_rows) == EOF))
 		wa_die_errno("open_memstream");
 }
 
@@ -141,6 +159,9 @@ write_job(void *arg, void *job_arg)
 		return;
 	fwrite(job->rows_text, 1, job->rows_len, stdout);
 	run->nlinks += job->nlinks;
+	if (run->hints)
+		fwrite(job->hint_text, 1, job->hint_len, run->hints);
+	run->nhints += job->nhints;
 	run_count_record(run, job->file, &job->rec, &job->out);
 	progress_set(&run->pg, run->nrecords);
 }
@@ -152,8 +173,11 @@ clear_job(void *arg)
 	if (job->parser.ex) {
 		record_parser_free(&job->parser);
 		fclose(job->rows);
+		if (job->hint_rows)
+			fclose(job->hint_rows);
 	}
 	free(job->rows_text);
+	free(job->hint_text);
 	free(job->fields);
 	free(job->mem);
 	free(job->told);

@@ -28,6 +28,14 @@ run_put_link(void *arg, const char *src, const char *dst, const char *how)
 	run->nlinks++;
 }
 
+void
+run_put_hint(void *arg, const struct hint_row *row)
+{
+	struct extract_run *run = arg;
+	hints_write(run->hints, row);
+	run->nhints++;
+}
+
 /* WARC-Date, "2026-11-22T01:05:30Z" with perhaps a fraction of a second
  * (WARC 1.1 sec. 5.4), as Unix seconds; false if it is none. */
 static bool
@@ -311,9 +319,12 @@ run_follow_record(struct extract_run *run, const struct warc_record *rec)
 }
 
 void
-record_parser_init(struct record_parser *p, extract_link_fn *fn, void *arg)
+record_parser_init(struct record_parser *p, extract_link_fn *fn,
+    extract_hint_fn *hint_fn, void *arg)
 {
 	*p = (struct record_parser){ .ex = extract_new(fn, arg) };
+	if (hint_fn)
+		extract_on_hints(p->ex, hint_fn, arg);
 }
 
 void
@@ -401,6 +412,14 @@ run_count_record(struct extract_run *run, const char *file,
 			    file ? file : "stdin", (unsigned long long)rec->offset, out->url,
 			    info->refused, info->refused_first);
 		run->nrefused += info->refused;
+	}
+	if (info->bad_hints) {
+		if (run->nbad_hint_pages++ < ERRORS_SHOWN || wa_verbose)
+			wa_warn("%s: offset %llu: %s: %zu sitemap hints left out, the "
+			    "first: %s", file ? file : "stdin",
+			    (unsigned long long)rec->offset, out->url, info->bad_hints,
+			    info->bad_hint_first);
+		run->nbad_hints += info->bad_hints;
 	}
 	run->nnofollow += info->nofollowed;
 	const char *field = payload_digest(rec);

@@ -12,10 +12,15 @@ run_finish_outputs(struct extract_run *run)
 {
 	if (fflush(stdout) == EOF || ferror(stdout))
 		wa_die_errno("standard output");
-	if (run->pages_file && (run->salvage || !run->unreadable))
+	bool whole = run->salvage || !run->unreadable;
+	if (run->pages_file && whole)
 		atomic_commit(run->pages_file);
 	else if (run->pages_file)
 		atomic_abort(run->pages_file);
+	if (run->hints_file && whole)
+		atomic_commit(run->hints_file);
+	else if (run->hints_file)
+		atomic_abort(run->hints_file);
 }
 
 static void
@@ -67,6 +72,12 @@ run_summarize(const struct extract_run *run)
 		wa_warn("%llu links refused on %llu pages (-v lists the pages)",
 		    (unsigned long long)run->nrefused,
 		    (unsigned long long)run->nrefused_pages);
+	if (run->hints)
+		wa_note("%llu sitemap hints", (unsigned long long)run->nhints);
+	if (run->nbad_hint_pages > ERRORS_SHOWN && !wa_verbose)
+		wa_warn("%llu sitemap hints left out on %llu pages (-v lists the pages)",
+		    (unsigned long long)run->nbad_hints,
+		    (unsigned long long)run->nbad_hint_pages);
 	if (run->ntype[PAGE_ERROR] > ERRORS_SHOWN && !wa_verbose)
 		wa_note("%llu pages could not be parsed (-v lists them all)",
 		    (unsigned long long)run->ntype[PAGE_ERROR]);

@@ -14,14 +14,29 @@ finish_page(struct lambda *l, history_fn *each)
 
 	if (page->obs == 0)
 		return;
+	hints_until(l, page, INT64_MAX);
 	each(l, page);
 	page->obs = 0;
 	progress_set(&l->pg, ++l->pages_done);
 }
 
-static void
-start_page(struct page *page, const char *url, int64_t t, int64_t d)
+/* The date of last change known at an observation at time t: its
+ * Last-Modified d, else the latest lastmod of the sitemap hints. */
+static int64_t
+date_known(struct lambda *l, struct page *page, int64_t t, int64_t d)
 {
+	if (d >= 0)
+		return d;
+	d = hints_until(l, page, t);
+	if (d >= 0)
+		page->lastmod_hinted = true;
+	return d;
+}
+
+static void
+start_page(struct lambda *l, const char *url, int64_t t, int64_t d)
+{
+	struct page *page = &l->page;
 	size_t len = strlen(url) + 1;
 
 	if (len > page->url_size) {
@@ -29,6 +44,10 @@ start_page(struct page *page, const char *url, int64_t t, int64_t d)
 		page->url = wa_realloc(page->url, page->url_size);
 	}
 	memcpy(page->url, url, len);
+	page->hint_lastmod = -1;
+	page->hint_rate = 0;
+	page->lastmod_hinted = page->hint_corroborated = false;
+	d = date_known(l, page, t, d);
 	page->obs = 1;
 	page->t_prev = t;
 	page->all_lastmod = d >= 0;
@@ -42,8 +61,10 @@ start_page(struct page *page, const char *url, int64_t t, int64_t d)
 	change_data_reset(&page->cd);
 }
 
+/* An observation at t after the page's last; d its date of last change
+ * (-1: none), a sitemap's if hinted. */
 static void
-add_interval(struct page *page, int64_t t, char changed, int64_t d)
+add_interval(struct page *page, int64_t t, char changed, int64_t d, bool hinted)
 {
 	double len = (double)(t - page->t_prev) / SECONDS_PER_DAY;
 
@@ -60,6 +81,8 @@ add_interval(struct page *page, int64_t t, char changed, int64_t d)
 		bool lm_changed = d > page->t_prev;
 		if ((changed == '1' && !lm_changed) || (changed == '0' && lm_changed))
 			page->lastmod_agrees = false;
+		if (hinted && changed == '0' && !lm_changed)
+			page->hint_corroborated = true;
 		page->lm_n++;
 		if (lm_changed) {
 			double age = (double)(t > d ? t - d : 0) / SECONDS_PER_DAY;
@@ -105,7 +128,7 @@ read_history(struct lambda *l, const char *path, history_fn *each)
 			    t->col[0], page->url);
 		if (cmp > 0) {
 			finish_page(l, each);
-			start_page(page, t->col[0], time, lastmod);
+			start_page(l, t->col[0], time, lastmod);
 			continue;
 		}
 		if (time < page->t_prev)
@@ -115,7 +138,8 @@ read_history(struct lambda *l, const char *path, history_fn *each)
 			tsv_reject(t, "a second observation at the same time");
 			continue;
 		}
-		add_interval(page, time, c[0], lastmod);
+		int64_t d = date_known(l, page, time, lastmod);
+		add_interval(page, time, c[0], d, d >= 0 && lastmod < 0);
 	}
 	tsv_close(t);
 }
@@ -123,11 +147,13 @@ read_history(struct lambda *l, const char *path, history_fn *each)
 void
 read_all(struct lambda *l, history_fn *each)
 {
+	hints_open(l);
 	if (l->nfiles == 0)
 		read_history(l, NULL, each);
 	for (int i = 0; i < l->nfiles; i++)
 		read_history(l, l->files[i], each);
 	finish_page(l, each);
+	hints_close(l, !l->fitting);
 }
 
 void

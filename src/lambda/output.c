@@ -45,13 +45,13 @@ static void
 print_row(FILE *out, const char *url, const struct estimate *e)
 {
 	static const char *const flag_name[] = { "none-changed", "all-changed",
-	    "single", "no-observation" };
+	    "single", "no-observation", "sitemap-lastmod", "changefreq" };
 	bool first = true;
 
 	fprintf(out, "%s\t%.12g\t%s\t%llu\t%llu\t%.12g\t%.12g\t", url, e->lambda,
 	    e->estimator, (unsigned long long)e->n, (unsigned long long)e->changes,
 	    e->lower, e->upper);
-	for (unsigned i = 0; i < 4; i++)
+	for (unsigned i = 0; i < sizeof flag_name / sizeof *flag_name; i++)
 		if (e->flags & 1u << i) {
 			fprintf(out, "%s%s", first ? "" : ",", flag_name[i]);
 			first = false;

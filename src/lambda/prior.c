@@ -9,22 +9,16 @@
 #define FIT_SHAPE_MIN 0.05
 #define FIT_SHAPE_MAX 100.0
 
-/* Adds a URL's crude rate to the fit of the first pass. */
+/* Adds a URL's crude rate to the fit of the first pass, and its sitemap's
+ * changefreq to that sitemap's record. */
 static void
 prior_add(struct lambda *l, struct page *p)
 {
 	struct prior_fit *fit = l->fitting;
 	double x, e;
 
-	if (uses_lastmod(p)) {
-		x = (double)p->lm_x;
-		e = p->lm_t;
-	} else {
-		x = (double)p->cd.changes;
-		e = p->cd.unchanged;
-		for (size_t i = 0; i < p->cd.n; i++)
-			e += p->cd.len[i] * p->cd.count[i];
-	}
+	check_changefreq(l, p);
+	page_counts(p, &x, &e);
 	if (!(e > 0))
 		return;
 	fit->pages++;
@@ -34,15 +28,20 @@ prior_add(struct lambda *l, struct page *p)
 }
 
 static bool
-all_regular_files(int nfiles, char **files)
+regular_file(const char *path)
 {
 	struct stat st;
 
+	return strcmp(path, "-") != 0 && stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+static bool
+all_regular_files(int nfiles, char **files)
+{
 	if (nfiles == 0)
 		return false;
 	for (int i = 0; i < nfiles; i++)
-		if (strcmp(files[i], "-") == 0 || stat(files[i], &st) != 0 ||
-		    !S_ISREG(st.st_mode))
+		if (!regular_file(files[i]))
 			return false;
 	return true;
 }
@@ -56,7 +55,8 @@ fit_prior(struct lambda *l)
 	struct prior_fit fit = { 0, 0, 0, 0 };
 	double m, v, k;
 
-	if (l->prior_given || !all_regular_files(l->nfiles, l->files))
+	if (l->prior_given || !all_regular_files(l->nfiles, l->files) ||
+	    (l->hints_path && !regular_file(l->hints_path)))
 		return;
 	l->fitting = &fit;
 	progress_start(&l->pg, "URLs (prior)", 0);

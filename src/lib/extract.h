@@ -25,6 +25,7 @@
 #include <stddef.h>
 
 #include "pagetype.h"
+#include "sitemaphints.h"
 #include "url.h"
 
 #define EXTRACT_ROOT_MAX 256
@@ -59,15 +60,31 @@ struct extract_info {
 	 * rel="nofollow", that no followed link of the page gave. */
 	bool noindex, nofollow;
 	size_t nofollowed;
+	/* Sitemap hints not given (extract_on_hints): a <lastmod> that is no
+	 * W3C datetime or a <changefreq> none of the protocol's, and the
+	 * first one's reason: "lastmod is no W3C datetime: 2024-13-01". */
+	size_t bad_hints;
+	char bad_hint_first[160];
 };
 
 /* Called for each distinct link of the page, in document order. */
 typedef void extract_link_fn(void *arg, const char *src, const char *dst,
     const char *how);
 
+/* Called for each <url> of a sitemap, and each <sitemap> of a sitemap
+ * index, that has a <loc> and a <lastmod> or a <changefreq> (both in the
+ * sitemap namespace or none, as the <loc> links): row->url is the loc
+ * resolved and canonical, row->sitemap the page.  A bad lastmod or
+ * changefreq is left out of the row (counted in the info); a row left
+ * with neither is not given. */
+typedef void extract_hint_fn(void *arg, const struct hint_row *row);
+
 struct extract;
 
 struct extract *extract_new(extract_link_fn *fn, void *arg);
+/* Gives the sitemap hints of the pages parsed from now on to fn(arg, ...);
+ * none are by default. */
+void extract_on_hints(struct extract *ex, extract_hint_fn *fn, void *arg);
 void extract_free(struct extract *ex);
 
 /* Starts the page url (canonical); clears info.  The links given after

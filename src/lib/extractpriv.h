@@ -43,7 +43,8 @@ struct extract {
 	size_t nbases, bases_cap;
 	size_t depth;
 	enum { ROOT_OTHER, ROOT_RSS, ROOT_SITEMAP } root_kind;
-	const char *capture_how;	/* text of the element being read is a link */
+	const char *capture_how;	/* text of the element being read is a link,
+					 * or a sitemap hint's (hint_lastmod...) */
 	size_t capture_depth;
 	char *text;
 	size_t text_len, text_cap;
@@ -62,6 +63,12 @@ struct extract {
 	bool link_nofollow;	/* the link being given has rel="nofollow" */
 	size_t pending;		/* seen's first document link, not given yet */
 	struct strmap nofollowed;	/* targets of links not followed */
+	/* Sitemap hints (extract_on_hints): the <url> or <sitemap> entry
+	 * being read, its loc ("" before it) and what it says so far */
+	extract_hint_fn *hint_fn;
+	void *hint_arg;
+	char hint_loc[URL_BUFSIZE];
+	struct hint_row hint;
 };
 
 /* ---- extract.c ---- */

@@ -23,6 +23,9 @@
 #define NS_XINCLUDE "http://www.w3.org/2001/XInclude"
 #define NS_XINCLUDE_OLD "http://www.w3.org/2003/XInclude"
 
+/* The capture_how of a sitemap entry's <lastmod> and <changefreq>. */
+static const char hint_lastmod[] = "lastmod", hint_changefreq[] = "changefreq";
+
 void
 ex_clear_bases(struct extract *ex)
 {
@@ -132,11 +135,84 @@ start_capture(struct extract *ex, const char *how)
 	ex->text_too_long = false;
 }
 
+void
+extract_on_hints(struct extract *ex, extract_hint_fn *fn, void *arg)
+{
+	ex->hint_fn = fn;
+	ex->hint_arg = arg;
+}
+
+/* No sitemap entry is being read: none began, or the last one ended. */
+static void
+sitemap_entry_clear(struct extract *ex)
+{
+	*ex->hint_loc = '\0';
+	ex->hint = (struct hint_row){ .url = ex->hint_loc, .sitemap = ex->url,
+	    .lastmod = -1 };
+}
+
+/* An element of a sitemap, in its namespace or none: a <loc> is a link;
+ * with hints asked for, an entry (<url>, <sitemap>) begins, or its
+ * <lastmod> or <changefreq>. */
+static void
+sitemap_element(struct extract *ex, const char *l)
+{
+	if (strcmp(l, "loc") == 0)
+		start_capture(ex, LINKS_HOW_SITEMAP);
+	if (!ex->hint_fn)
+		return;
+	if (ex->depth == 2 && (strcmp(l, "url") == 0 || strcmp(l, "sitemap") == 0))
+		sitemap_entry_clear(ex);
+	else if (ex->depth == 3 && strcmp(l, "lastmod") == 0) {
+		start_capture(ex, hint_lastmod);
+	} else if (ex->depth == 3 && strcmp(l, "changefreq") == 0) {
+		start_capture(ex, hint_changefreq);
+	}
+}
+
+/* A bad value of a sitemap entry, counted and the first one kept. */
+static void
+bad_hint(struct extract *ex, const char *what, const char *text)
+{
+	struct extract_info *info = ex->info;
+	if (info->bad_hints++ == 0)
+		snprintf(info->bad_hint_first, sizeof info->bad_hint_first,
+		    "%s: %.60s%s", what, text, strlen(text) > 60 ? "..." : "");
+}
+
+/* The text of a sitemap entry's loc, lastmod or changefreq, read. */
+static void
+sitemap_text(struct extract *ex, const char *how, const char *text, size_t len)
+{
+	if (how == hint_lastmod) {
+		if (!w3c_datetime(text, len, &ex->hint.lastmod)) {
+			ex->hint.lastmod = -1;
+			bad_hint(ex, "lastmod is no W3C datetime", text);
+		}
+	} else if (how == hint_changefreq) {
+		if (!changefreq_rate(text, len, ex->hint.changefreq))
+			bad_hint(ex, "changefreq is none of the protocol's", text);
+	} else if (ex->depth == 3 && (!*text ||
+	    !ex_resolve(current_base(ex), text, ex->hint_loc))) {
+		*ex->hint_loc = '\0';
+	}
+}
+
+/* The end of a sitemap entry: its hints, if it has any. */
+static void
+sitemap_entry_end(struct extract *ex)
+{
+	if (*ex->hint_loc && (ex->hint.lastmod >= 0 || *ex->hint.changefreq))
+		ex->hint_fn(ex->hint_arg, &ex->hint);
+	sitemap_entry_clear(ex);
+}
+
 static void
 set_root(struct extract *ex, const xmlChar *localname, const xmlChar *prefix,
     const xmlChar *uri)
 {
 	struct extract_info *info = ex->info;
+	sitemap_entry_clear(ex);
 	snprintf(info->root, sizeof info->root, "%s%s%s",
 	    prefix ? (const char *)prefix : "", prefix ? ":" : "",
 	    (const char *)localname);
@@ -242,9 +318,8 @@ xml_start(void *ctx, const xmlChar *localname, const xmlChar *prefix,
 					ex_give(ex, base, attr_value(ex, a), "enclosure");
 			}
 		}
-	} else if (ex->root_kind == ROOT_SITEMAP && strcmp(l, "loc") == 0 &&
-	    (!uri || ns_is(uri, NS_SITEMAP))) {
-		start_capture(ex, LINKS_HOW_SITEMAP);
+	} else if (ex->root_kind == ROOT_SITEMAP && (!uri || ns_is(uri, NS_SITEMAP))) {
+		sitemap_element(ex, l);
 	}
 
 	for (int i = 0; i < nattr; i++) {
@@ -269,12 +344,18 @@ xml_end(void *ctx, const xmlChar *localname, const xmlChar *prefix,
 	(void)prefix;
 	(void)uri;
 	if (ex->capture_how && ex->capture_depth == ex->depth) {
-		if (!ex->text_too_long && ex->text_len)
-			ex_give(ex, current_base(ex), ex->text, ex->capture_how);
+		const char *how = ex->capture_how;
+		const char *text = ex->text_too_long || !ex->text_len ? "" : ex->text;
+		if (*text && how != hint_lastmod && how != hint_changefreq)
+			ex_give(ex, current_base(ex), text, how);
+		if (ex->hint_fn && ex->root_kind == ROOT_SITEMAP)
+			sitemap_text(ex, how, text, ex->text_too_long ? 0 : ex->text_len);
 		ex->capture_how = NULL;
 		ex->capture_depth = 0;
 		ex->text_len = 0;
 	}
+	if (ex->hint_fn && ex->root_kind == ROOT_SITEMAP && ex->depth == 2)
+		sitemap_entry_end(ex);
 	if (ex->nbases && ex->bases[ex->nbases - 1].depth == ex->depth) {
 		ex->nbases--;
 		free(ex->bases[ex->nbases].url);
