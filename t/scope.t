@@ -91,7 +91,7 @@ done
 printf 'audio' >"$site/ep.mp3"
 printf 'body {}' >"$site/s.css"
 printf '%%PDF-1.4' >"$site/d.pdf"
-nginx_start one "$a" 8080 "$site"
+nginx_start one "$a" 8080 "$site" 'location = /go.html { return 301 /private/x.html; }'
 access=$tmp/nginx-one/logs/access.log
 R="--resolve one.test:8080:$a --allow-private -w 0"
 U=http://one.test:8080
@@ -110,6 +110,16 @@ is "$(row $U/ep.mp3)" "$U/ep.mp3$T-${T}out-of-scope$T-$T-$T-$T-$T-$T-$T-$T-" \
 like "$(cat "$tmp/stderr")" "2 URLs out of scope, logged with status out-of-scope" "  and says how many"
 is "$(grep -Ec '/private/|\.mp3' "$access")" 0 "  and never requests them (nginx's access log)"
 is "$(grep -c '"GET /' "$access")" 4 "  but requests the others, and robots.txt"
+echo $U/go.html >"$tmp/go"
+: >"$access"
+exits 0 "wa-fetch -L 3 follows a redirect in scope" sh -c "wa-fetch -q $R -L 3 $tmp/go >$tmp/log"
+is "$(cut -f1,3 "$tmp/log")" "$U/go.html${T}200" "  its row is the target's answer"
+is "$(grep -c '"GET /private/x.html' "$access")" 1 "  which nginx served"
+: >"$access"
+exits 0 "wa-fetch -L 3 --exclude: a redirect out of scope" \
+	sh -c "wa-fetch -q $R -L 3 --exclude 'http://(test,one,:8080)/private/' $tmp/go >$tmp/log"
+is "$(cut -f1,3 "$tmp/log")" "$U/go.html${T}301" "  is not followed: its row is the 301, as with -L 0"
+is "$(grep -c '/private/' "$access")" 0 "  and the target is never requested"
 
 # ---- the cycle ----
 command -v flock >/dev/null || { done_testing; exit; }

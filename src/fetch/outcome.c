@@ -377,7 +377,9 @@ finish_page(struct fetch *f, struct transfer *x, CURLcode rc, double now)
 	const char *refused;
 	enum record_kind kind = answered_row(f, x, rc, code, prev, &row, digest, &mime,
 	    &target, &refused);
-	if (target && f->opt.follow > 0 && rc == CURLE_OK) {
+	/* A redirect out of scope is logged as with -L 0, not followed. */
+	if (target && f->opt.follow > 0 && rc == CURLE_OK &&
+	    scope_decide(&f->opt.scope, target) != SCOPE_OUT) {
 		if (job->hops < f->opt.follow) {
 			archive(f, x, job->url, digest, NULL, RECORD_RESPONSE, NULL);
 			follow_redirect(f, job, target);	/* takes target */
