@@ -173,15 +173,16 @@ pool_main(void *arg)
 }
 
 void
-wa_pool_start(struct wa_pool *pool, unsigned nthreads, size_t job_size,
-    void (*work)(void *job), void (*finish)(void *arg, void *job), void *arg)
+wa_pool_start(struct wa_pool *pool, unsigned nthreads, unsigned jobs_per_thread,
+    size_t job_size, void (*work)(void *job), void (*finish)(void *arg, void *job),
+    void *arg)
 {
 	*pool = (struct wa_pool){ .nthreads = nthreads, .job_size = job_size, .work = work,
 	    .finish = finish, .arg = arg };
 	pthread_mutex_init(&pool->lock, NULL);
 	pthread_cond_init(&pool->queued, NULL);
 	pthread_cond_init(&pool->done, NULL);
-	pool->slots = nthreads ? 4 * (size_t)nthreads + 2 : 1;
+	pool->slots = nthreads ? (size_t)jobs_per_thread * nthreads + 2 : 1;
 	pool->jobs = wa_calloc(pool->slots, job_size);
 	pool->state = wa_calloc(pool->slots, 1);
 	pool->tid = wa_calloc(nthreads ? nthreads : 1, sizeof *pool->tid);

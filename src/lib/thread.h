@@ -75,11 +75,13 @@ struct wa_pool {
 };
 
 /* nthreads threads (0: none) and a ring of zeroed jobs of job_size bytes:
- * four for each thread and two more, so that the threads always have
- * the next jobs while one of them is on a long one.  work runs on a pool thread, finish(arg, job) on the caller's.
- * Dies if a thread cannot start. */
-void wa_pool_start(struct wa_pool *pool, unsigned nthreads, size_t job_size,
-    void (*work)(void *job), void (*finish)(void *arg, void *job), void *arg);
+ * jobs_per_thread for each thread and two more, so that the threads
+ * always have the next jobs while one of them is on a long one.  work runs
+ * on a pool thread, finish(arg, job) on the caller's.  Dies if a thread
+ * cannot start. */
+void wa_pool_start(struct wa_pool *pool, unsigned nthreads, unsigned jobs_per_thread,
+    size_t job_size, void (*work)(void *job), void (*finish)(void *arg, void *job),
+    void *arg);
 /* The job to fill next, after finishing the oldest jobs that are done,
  * and waiting for the oldest if every slot holds a job. */
 void *wa_pool_next(struct wa_pool *pool);

@@ -296,7 +296,8 @@ linkmat_read(struct linkmat *lm, char **files, int nfiles)
 	    true, -1);
 
 	/* With one thread the main thread canonicalises itself. */
-	wa_pool_start(&lm->pool, lm->nthreads > 1 ? lm->nthreads : 0, sizeof(struct batch),
+	/* Two batches a thread: their memory counts in -m. */
+	wa_pool_start(&lm->pool, lm->nthreads > 1 ? lm->nthreads : 0, 2, sizeof(struct batch),
 	    canon_batch, emit_batch, lm);
 	progress_start(&lm->pg, "rows", 0);
 	if (lm->pages_path)
