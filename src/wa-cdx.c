@@ -55,19 +55,6 @@ header(const struct warc_record *rec, const char *name)
 	return value && *value ? value : NULL;
 }
 
-/* The record's WARC-Target-URI (malloc'ed), out of the angle brackets
- * that WARC 1.0 writers (wget) put around it, as warcio.js takes it;
- * NULL if none. */
-static char *
-target_uri(const struct warc_record *rec)
-{
-	const char *uri = header(rec, "WARC-Target-URI");
-	size_t n = uri ? strlen(uri) : 0;
-	if (n >= 2 && uri[0] == '<' && uri[n - 1] == '>')
-		return wa_strndup(uri + 1, n - 2);
-	return uri ? wa_strdup(uri) : NULL;
-}
-
 /* Whether warcio.js's cdx-index takes the record: all but requests,
  * warcinfo, and metadata and resources of WARC fields. */
 static bool
@@ -215,7 +202,7 @@ index_record(struct cdx_run *run, struct cdx_input *in, const struct warc_record
 {
 	if (!indexed_type(rec))
 		return;
-	char *uri = target_uri(rec);
+	char *uri = warc_target_uri(rec);
 	const char *why = !uri ? "no WARC-Target-URI" : NULL;
 	if (uri && rec->end == 0 && in->shared++ == 0)
 		why = "the record shares its gzip member with others, so no offset "

@@ -238,21 +238,12 @@ page(struct record_parser *p, const struct extract_run *run,
 static bool
 target_url(const struct warc_record *rec, char url[URL_BUFSIZE])
 {
-	/* WARC 1.0 writers put the URI in angle brackets. */
-	const char *target = warc_field(rec, "WARC-Target-URI");
-	char uri[URL_BUFSIZE];
+	char *uri = warc_target_uri(rec);
 	const char *why;
-	size_t n = target ? strlen(target) : 0;
-	if (n >= 2 && target[0] == '<' && target[n - 1] == '>') {
-		target++;
-		n -= 2;
-	}
-	if (!target || n >= sizeof uri)
-		return false;
-	memcpy(uri, target, n);
-	uri[n] = '\0';
 	/* dns: records and the like: no pages. */
-	return url_canon(uri, url, &why);
+	bool ok = uri && url_canon(uri, url, &why);
+	free(uri);
+	return ok;
 }
 
 /* The value of the field name in a warcinfo block (application/

@@ -75,3 +75,15 @@ warc_field(const struct warc_record *rec, const char *name)
 			return rec->fields[i].value;
 	return NULL;
 }
+
+char *
+warc_target_uri(const struct warc_record *rec)
+{
+	const char *uri = warc_field(rec, "WARC-Target-URI");
+	size_t n = uri ? strlen(uri) : 0;
+	if (n == 0)
+		return NULL;
+	if (n >= 2 && uri[0] == '<' && uri[n - 1] == '>')
+		return wa_strndup(uri + 1, n - 2);
+	return wa_strdup(uri);
+}

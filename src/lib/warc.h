@@ -73,6 +73,10 @@ void warc_digest_format(const unsigned char sha1[20], char out[WARC_DIGEST_SIZE]
 bool warc_field_name_valid(const char *name, size_t len);
 /* The value of the header field name (case-insensitive), or NULL. */
 const char *warc_field(const struct warc_record *rec, const char *name);
+/* The record's WARC-Target-URI (malloc'ed), out of the angle brackets
+ * that WARC 1.0 writers (wget) put around it; NULL if it has none or an
+ * empty one. */
+char *warc_target_uri(const struct warc_record *rec);
 
 /* ---- Writing (warcwrite.c) ---- */
 
