@@ -13,19 +13,33 @@ static const char usage[] =
     "Writes each TSV row of the FILEs (or stdin) with its first column, a URL,\n"
     "in canonical form; the other columns stay as they are.  Rows whose URL\n"
     "cannot be made canonical are reported on stderr and left out.\n"
-    "  -a KEY   append a column: surt (SURT key), host, or domain (registrable\n"
-    "           domain); repeat for more columns, in the order given\n"
+    "  -a KEY   append a column: surt (SURT key), cdx (key of CDXJ indexes),\n"
+    "           host, or domain (registrable domain); repeat for more columns\n"
     "  -B BASE, --base BASE\n"
     "           resolve relative references against the URL BASE\n"
     "  -q       no progress line\n"
     "  -h       this help;  --version  the version\n"
     "See wa-url(1).\n";
 
+/* The key of CDXJ indexes (url.h), whose port comes before ')' so that
+ * rows join with the lines of wa-cdx(1). */
+static bool
+cdx_key(const char *url, char *out)
+{
+	char *key = url_cdx_key(url);
+	bool fits = key && strlen(key) <= URL_MAX;
+	if (fits)
+		strcpy(out, key);
+	free(key);
+	return fits;
+}
+
 static const struct key {
 	const char *name;
 	bool (*fn)(const char *url, char *out);
 } key_table[] = {
 	{ "surt", url_surt },
+	{ "cdx", cdx_key },
 	{ "host", url_host },
 	{ "domain", url_registrable_domain },
 };
@@ -92,7 +106,7 @@ main(int argc, char **argv)
 				if (strcmp(optarg, k->name) == 0)
 					break;
 			if (k == key_end)
-				wa_usage_error("-a: unknown key '%s' (surt, host or domain)",
+				wa_usage_error("-a: unknown key '%s' (surt, cdx, host or domain)",
 				    optarg);
 			keys[nkeys++] = k;
 			break;

@@ -113,7 +113,14 @@ same_file "$tmp/stderr" "$tmp/want" "each bad row reported as FILE:LINE: reason:
 exits 2 "an unknown option is a usage error" wa-url -x "$tmp/list"
 like "$(cat "$tmp/stderr")" "usage: wa-url -h" "and points to -h"
 exits 2 "an unknown -a key is a usage error" wa-url -a path "$tmp/list"
-is "$(head -1 "$tmp/stderr")" "wa-url: -a: unknown key 'path' (surt, host or domain)" "and names it"
+is "$(head -1 "$tmp/stderr")" "wa-url: -a: unknown key 'path' (surt, cdx, host or domain)" "and names it"
+
+# -a cdx: the key of CDXJ indexes, port before ')', query sorted, www.
+# left out (pywb's and warcio.js's form), beside wa's own SURT key.
+printf 'HTTP://www.Example.com:8080/a?c=2&b=1\tx\nhttp://example.com/\n' >"$tmp/cdx"
+is "$(wa-url -q -a cdx -a surt "$tmp/cdx" | tr '\t\n' ' ;')" \
+	"http://www.example.com:8080/a?c=2&b=1 x com,example:8080)/a?b=1&c=2 com,example,www):8080/a?c=2&b=1;http://example.com/ com,example)/ com,example)/;" \
+	"-a cdx: the key of CDXJ indexes, beside the SURT key"
 exits 2 "a base that is no absolute URL is a usage error" wa-url -B /x "$tmp/list"
 is "$(head -1 "$tmp/stderr")" "wa-url: -B: bad base URL '/x': no scheme" "and says why"
 exits 1 "a missing file is an error" wa-url "$tmp/nonexistent"
