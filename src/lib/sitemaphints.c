@@ -1,6 +1,7 @@
 /* Sitemap hints: their datetimes, their change frequencies and their rows
  * (sitemaphints.h). */
 #include <string.h>
+#include <time.h>
 
 #include "opt.h"
 #include "sitemaphints.h"
@@ -58,19 +59,6 @@ take(const char **p, const char *end, char c)
 		return false;
 	(*p)++;
 	return true;
-}
-
-/* Days from 1970-01-01 to y-m-d of the proleptic Gregorian calendar
- * (Hinnant, "chrono-Compatible Low-Level Date Algorithms", 2013). */
-static int64_t
-days_from_civil(int y, int m, int d)
-{
-	y -= m <= 2;
-	int64_t era = y / 400;
-	int64_t yoe = y - era * 400;
-	int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-	int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-	return era * 146097 + doe - 719468;
 }
 
 static int
@@ -137,7 +125,8 @@ w3c_datetime(const char *s, size_t len, int64_t *t)
 	}
 	if (p != end)
 		return false;
-	*t = days_from_civil(y, m, d) * 86400 + secs;
+	struct tm day = { .tm_year = y - 1900, .tm_mon = m - 1, .tm_mday = d };
+	*t = (int64_t)timegm(&day) + secs;
 	return *t >= 0;
 }
 
