@@ -181,6 +181,5 @@ main(int argc, char **argv)
 		tag(&p, tag_rules, argv + optind, argc - optind);
 	else
 		make_rules(&p, argv + optind, argc - optind);
-	url_cleanup();
 	return WA_EXIT_OK;
 }

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "url.h"
+#include "urlparts.h"
 
 const char *const page_type_names[PAGE_TYPES] = {
 	"-", "html", "xml", "dtd", "other", "error", "xml-suspect", "dead",

@@ -387,24 +387,6 @@ authority(const char *a, size_t n, char *out, const char **why)
 	return true;
 }
 
-/* Whether h[0..n) is an IPv4 address in dotted decimal. */
-static bool
-is_ipv4(const char *h, size_t n)
-{
-	unsigned labels = 0;
-	for (const char *p = h; p < h + n; p++) {
-		unsigned v = 0, digits = 0;
-		for (; p < h + n && is_digit(*p); p++, digits++)
-			v = v * 10 + (unsigned)(*p - '0');
-		if (digits == 0 || digits > 3 || v > 255 || (digits > 1 && *(p - digits) == '0'))
-			return false;
-		labels++;
-		if (p < h + n && *p != '.')
-			return false;
-	}
-	return labels == 4;
-}
-
 /* A host whose last label is a number, decimal, octal or hexadecimal
  * ("0x" and hexadecimal digits), must be an IPv4 address, as the WHATWG
  * URL standard's host parser has it ("ends in a number"); libcurl has
@@ -420,7 +402,7 @@ numeric_host_ok(const char *h, size_t n)
 	for (p = hex ? last + 2 : last; p < h + n; p++)
 		if (hex ? !is_hex(*p) : !is_digit(*p))
 			return true;
-	return is_ipv4(h, n);
+	return url_is_ipv4(h, n);
 }
 
 /* Takes the URL out of the handle. */
@@ -519,17 +501,6 @@ dot_segment(const char *seg, const char *end)
 	    (end - seg == 2 && seg[0] == '.' && seg[1] == '.');
 }
 
-/* What follows "http://" or "https://" in s, or NULL. */
-static const char *
-after_scheme(const char *s)
-{
-	if (strncmp(s, "http://", 7) == 0)
-		return s + 7;
-	if (strncmp(s, "https://", 8) == 0)
-		return s + 8;
-	return NULL;
-}
-
 /* Whether p, after "http://" (https is false) or "https://", starts
  * with the canonical form of a port that is not the scheme's default:
  * ":" and 1 to 65535 without leading zeros.  Sets *end past it. */
@@ -557,7 +528,7 @@ canonical_port(const char *p, bool https, const char **end)
 static bool
 already_canonical(const char *s)
 {
-	const char *p = after_scheme(s);
+	const char *p = url_after_scheme(s);
 	if (!p)
 		return false;
 	const char *label = p;
@@ -641,7 +612,7 @@ url_canon(const char *in, char *out, const char **why)
 static bool
 merge(const char *base, const char *ref, char *out, const char **why)
 {
-	const char *authority = after_scheme(base);
+	const char *authority = url_after_scheme(base);
 	const char *path = authority + strcspn(authority, "/");
 	size_t keep;
 	if (ref[0] == '/' && ref[1] == '/')
@@ -672,7 +643,7 @@ merge(const char *base, const char *ref, char *out, const char **why)
 static bool
 remove_dot_segments(char *s)
 {
-	char *path = strchr(after_scheme(s), '/');
+	char *path = strchr(url_after_scheme(s), '/');
 	if (!path)
 		return false;
 	char *end = path + strcspn(path, "?");
@@ -744,75 +715,12 @@ url_resolve(const char *base, const char *ref, char *out, const char **why)
 	return canon(s, b, out, why);
 }
 
-/* Splits a canonical URL: the host is [*host, *host_end), the port, if
- * any, follows it with ':', and the path starts at the returned pointer. */
-static const char *
-split(const char *url, const char **host, const char **host_end)
-{
-	const char *h = after_scheme(url);
-	if (!h)
-		return NULL;
-	const char *e = h[0] == '[' ? strchr(h, ']') : h + strcspn(h, ":/");
-	if (!e)
-		return NULL;
-	e += h[0] == '[';
-	if (e == h)
-		return NULL;
-	const char *path = strchr(e, '/');
-	if (!path || (path != e && *e != ':'))
-		return NULL;
-	*host = h;
-	*host_end = e;
-	return path;
-}
-
-static bool
-is_ip(const char *h, size_t n)
-{
-	return h[0] == '[' || is_ipv4(h, n);
-}
-
-/* Writes the labels of the host [h, e) to d in reverse order, joined by
- * ','; returns the end. */
-static char *
-reversed_labels(const char *h, const char *e, char *d)
-{
-	for (const char *label_end = e; label_end > h;) {
-		const char *label = label_end;
-		while (label > h && label[-1] != '.')
-			label--;
-		memcpy(d, label, (size_t)(label_end - label));
-		d += label_end - label;
-		*d++ = ',';
-		label_end = label - (label > h);
-	}
-	return d - 1;
-}
-
-bool
-url_surt(const char *url, char *out)
-{
-	const char *h, *e, *path = split(url, &h, &e);
-	if (!path)
-		return false;
-	char *d = out;
-	if (is_ip(h, (size_t)(e - h))) {
-		memcpy(d, h, (size_t)(e - h));
-		d += e - h;
-	} else {
-		d = reversed_labels(h, e, d);
-	}
-	*d++ = ')';
-	strcpy(d, e);	/* ":PORT", path and query */
-	return true;
-}
-
 /* warcio.js strips "www", digits and a dot after the scheme before it
  * lower-cases the URL, so "WWW." stays. */
 static void
 strip_www(char *url)
 {
-	char *host = (char *)after_scheme(url), *p = host + 3;
+	char *host = (char *)url_after_scheme(url), *p = host + 3;
 	if (strncmp(host, "www", 3) != 0)
 		return;
 	while (is_digit(*p))
@@ -849,7 +757,7 @@ append_sorted_args(char *d, const char *query)
 char *
 url_cdx_key(const char *url)
 {
-	if (!after_scheme(url))
+	if (!url_after_scheme(url))
 		return wa_strdup(url);
 	char *stripped = wa_strdup(url), low[URL_BUFSIZE], canon[URL_BUFSIZE];
 	strip_www(stripped);
@@ -860,11 +768,11 @@ url_cdx_key(const char *url)
 		    (char)lower((unsigned char)stripped[i]);
 	low[n < URL_MAX ? n : URL_MAX] = '\0';
 	const char *why, *h, *e, *path;
-	if (n > URL_MAX || !url_canon(low, canon, &why) || !(path = split(canon, &h, &e)))
+	if (n > URL_MAX || !url_canon(low, canon, &why) || !(path = url_split(canon, &h, &e)))
 		return stripped;
 	free(stripped);
 	char *key = wa_malloc(URL_BUFSIZE + 2);
-	char *d = *h == '[' ? mempcpy(key, h, (size_t)(e - h)) : reversed_labels(h, e, key);
+	char *d = *h == '[' ? mempcpy(key, h, (size_t)(e - h)) : url_reversed_labels(h, e, key);
 	d += sprintf(d, "%.*s)%.*s", (int)(path - e), e, (int)strcspn(path, "?"), path);
 	const char *query = strchr(path, '?');
 	if (query)
@@ -872,38 +780,6 @@ url_cdx_key(const char *url)
 	for (char *p = key; p < d; p++)
 		*p = (char)lower((unsigned char)*p);
 	return key;
-}
-
-int
-url_surt_cmp(const char *key_a, const char *url_a, const char *key_b, const char *url_b)
-{
-	int c = strcmp(key_a, key_b);
-	return c ? c : strcmp(url_a, url_b);
-}
-
-bool
-url_host(const char *url, char *out)
-{
-	const char *h, *e;
-	if (!split(url, &h, &e))
-		return false;
-	memcpy(out, h, (size_t)(e - h));
-	out[e - h] = '\0';
-	return true;
-}
-
-char *
-url_origin(const char *url)
-{
-	const char *h, *e, *path = split(url, &h, &e);
-	return wa_strndup(url, path ? (size_t)(path - url) : strlen(url));
-}
-
-const char *
-url_path(const char *url)
-{
-	const char *h, *e, *path = split(url, &h, &e);
-	return path ? path : "/";
 }
 
 static const psl_ctx_t *
@@ -921,7 +797,7 @@ url_registrable_domain(const char *url, char *out)
 {
 	if (!url_host(url, out))
 		return false;
-	if (is_ip(out, strlen(out)))
+	if (url_is_ip(out, strlen(out)))
 		return true;
 	const char *domain = psl_registrable_domain(suffix_list(), out);
 	if (domain)

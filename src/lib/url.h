@@ -1,5 +1,4 @@
-/* Canonical URLs and their SURT keys (man/wa-formats.5, "Canonical
- * URLs" and "SURT keys").
+/* Canonical URLs (man/wa-formats.5, "Canonical URLs").
  *
  * Canonical form: an absolute http or https URL, normalised as RFC 3986
  * section 6 says, the way a crawler wants it:
@@ -33,18 +32,7 @@
  * it again changes nothing.  A URL with an empty host ("http:///x",
  * "http:g") is refused, as RFC 7230 section 2.7.1 asks.
  *
- * SURT key: the host's labels in reverse order joined by ',' (an IP
- * literal is kept as it is), then ')', then ":PORT" for a non-default
- * port, then the path and the query:
- *   http://www.example.com/a/b     com,example,www)/a/b
- *   http://example.com:8080/x?y=1  com,example):8080/x?y=1
- *   http://127.0.0.2:8080/         127.0.0.2):8080/
- * The scheme is not in the key, so the http and https forms of a page get
- * one key.  Graph ids follow the order of (key, then URL), both in byte
- * order: url_surt_cmp.  In that order all the URLs of a host start with
- * "HOST)" and lie together, and a domain with all its subdomains is one
- * contiguous range ("com,example)" < "com,example,www)" as ')' < ',', and
- * no host character falls between them).
+ * The parts of a canonical URL and its SURT key: urlparts.h.
  *
  * A thread has a libcurl URL handle of its own, freed when it ends; the
  * public-suffix list is loaded once.  url_cleanup frees both at the end of
@@ -54,6 +42,8 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+
+#include "urlparts.h"
 
 #define URL_MAX 8192
 #define URL_BUFSIZE (URL_MAX + 1)
@@ -72,10 +62,6 @@ extern bool url_fast_path;
  * fragment-only ref gives the base.  *why is "bad base URL" if the base
  * is the problem. */
 bool url_resolve(const char *base, const char *ref, char *out, const char **why);
-
-/* The SURT key of a canonical URL (URL_BUFSIZE bytes suffice); false if
- * url is not in canonical form. */
-bool url_surt(const char *url, char *out);
 
 /* The CDX key of a WARC record's target URI (man/wa-formats.5, "CDXJ
  * indexes"), malloc'ed: the key pywb and warcio.js's cdx-index look
@@ -99,18 +85,6 @@ bool url_surt(const char *url, char *out);
  * "http://" or "https://" URL, or that url_canon refuses, is its own
  * key, as in warcio.js (after the cut of "www"). */
 char *url_cdx_key(const char *url);
-
-/* Orders (key, URL) pairs: keys first, then URLs, in byte order. */
-int url_surt_cmp(const char *key_a, const char *url_a, const char *key_b,
-    const char *url_b);
-
-/* The host of a canonical URL, without the port; IPv6 in brackets. */
-bool url_host(const char *url, char *out);
-/* The origin of a canonical URL, "scheme://host[:port]" (malloc'ed): the
- * scope of one robots.txt. */
-char *url_origin(const char *url);
-/* The path and query of a canonical URL ("/a?b"): a pointer into url. */
-const char *url_path(const char *url);
 
 /* The registrable domain of a canonical URL's host by the public-suffix
  * list, private suffixes included ("www.example.co.uk" -> "example.co.uk",
