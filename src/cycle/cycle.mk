@@ -75,8 +75,12 @@ SITEMAP_HINTS = yes
 
 # Cycle N is the one after STATE/current (a link to the last complete
 # cycle); an interrupted cycle N is thus resumed by the next run.
-PREV := $(patsubst cycle-%,%,$(notdir $(shell readlink '$(STATE)/current' 2>/dev/null)))
-N := $(if $(PREV),$(shell expr $(PREV) + 1),1)
+# (One shell for both: make starts once a step.)
+hash := \#
+PREV_N := $(shell p=$$(readlink '$(STATE)/current' 2>/dev/null); \
+	p=$${p$(hash)$(hash)*cycle-}; echo "$$p $$(($${p:-0} + 1))")
+PREV := $(filter-out $(lastword $(PREV_N)),$(PREV_N))
+N := $(lastword $(PREV_N))
 C := $(STATE)/cycle-$(N)
 P := $(STATE)/cycle-$(PREV)
 
@@ -110,7 +114,8 @@ gather_hints = $(HINTS_SORT) '$(C)/hints.new' | \
 RANK_OPTS = $(RANK_FLAGS) $(if $(SUBSCRIPTIONS),--subscriptions '$(SUBSCRIPTIONS)' \
 	--subscription-weight $(SUBSCRIPTION_WEIGHT))
 
-TAB := $(shell printf '\t')
+empty :=
+TAB := $(empty)	$(empty)
 define newline
 
 
@@ -128,7 +133,8 @@ SCHEDULE = $(call tool,schedule) -q -G $(G) -T $(T) --retry-max $(RETRY_MAX) \
 	$(if $(NOW),--now $(NOW)) $(strip $(SCOPE_OPTS)) $(SCHEDULE_FLAGS)
 # The clock in Unix seconds: the time of the URLs refused without a
 # request (robots.txt, a bad URL...) in access.tsv.
-CLOCK := $(shell expr '$(NOW)' : '[0-9][0-9]*$$' >/dev/null && echo '$(NOW)' || \
+# Only the history step reads it.
+CLOCK = $(shell expr '$(NOW)' : '[0-9][0-9]*$$' >/dev/null && echo '$(NOW)' || \
 	date -u $(if $(NOW),-d '$(NOW)') +%s)
 # A fetch log row that is an attempt: all but the URLs left for later.
 NOT_TRIED = ^(interrupted|crawl-delay|retry-after)$$
@@ -152,16 +158,22 @@ SETTINGS_lambda = $(LAMBDA_FLAGS)$(if $(HINTS), --hints)
 SETTINGS_next = $(SCHEDULE) $(T) $(SCOPE) $(OVERRIDES)
 SETTINGS_report = $(USEFULNESS)
 STEPS = plan fetch extract history graph rank lambda next report
+# The records are read and written by make itself: reading this makefile,
+# once a step, starts no process for them.
 settings_of = $(1): $(strip $(SETTINGS_$(1)))
-record = f='$(C)/.settings-$(1)'; \
-	printf '%s\n' '$(subst ','\'',$(call settings_of,$(1)))' >"$$f.new" && \
-	if [ ! -e "$$f" ]; then touch -d @0 "$$f.new" && mv "$$f.new" "$$f"; \
-	elif cmp -s "$$f.new" "$$f"; then rm -f "$$f.new"; else mv "$$f.new" "$$f"; fi
+same = $(and $(findstring $(1),$(2)),$(findstring $(2),$(1)))
+# make 4.3's $(file <) leaves the final newline of some files: a record
+# is the same with it or without it.
+update_record = $(eval recorded := $$(file <$(C)/.settings-$(1)))$(if $(or \
+	$(call same,$(recorded),$(call settings_of,$(1))), \
+	$(call same,$(recorded),$(call settings_of,$(1))$(newline))),, \
+	$(file >$(C)/.settings-$(1),$(call settings_of,$(1))))
 ifneq ($(MAKECMDGOALS),settings)
-$(foreach s,$(STEPS),$(if $(wildcard $(C)/.settings-$(s)),$(shell $(call record,$(s)))))
+$(foreach s,$(STEPS),$(if $(wildcard $(C)/.settings-$(s)),$(call update_record,$(s))))
 endif
 $(C)/.settings-%: | $(C)
-	@$(call record,$*)
+	$(file >$@,$(call settings_of,$*))
+	@touch -d @0 '$@'
 
 .DELETE_ON_ERROR:
 .PHONY: cycle plan fetch extract history graph rank lambda state next report settings
