@@ -37,8 +37,8 @@ const char *url_split(const char *url, const char **host, const char **host_end)
  * ','; returns the end (not terminated). */
 char *url_reversed_labels(const char *h, const char *e, char *d);
 
-/* The SURT key of a canonical URL (URL_BUFSIZE bytes suffice); false if
- * url is not in canonical form. */
+/* The SURT key of a canonical URL (url.h's URL_BUFSIZE bytes suffice);
+ * false if url is not in canonical form. */
 bool url_surt(const char *url, char *out);
 /* Orders (key, URL) pairs: keys first, then URLs, in byte order. */
 int url_surt_cmp(const char *key_a, const char *url_a, const char *key_b,
