@@ -25,9 +25,11 @@
  * ring of copies stays small whatever the records. */
 #define KEPT_RECORD_BYTES (1 << 20)
 
+struct record_jobs;
+
 /* A record in the ring: read, then parsed, then written. */
 struct record_job {
-	const struct extract_run *run;
+	struct record_jobs *jobs;
 	const char *file;	/* NULL: stdin */
 	bool has_record;	/* else it only holds messages */
 	struct warc_record rec;	/* its fields and block in mem */
@@ -40,10 +42,9 @@ struct record_job {
 	char *told;		/* the reader's messages before it, each ending in NUL */
 	size_t told_len, told_cap;
 
-	struct record_parser parser;	/* made on the job's first parse */
 	struct record_outcome out;
 	/* The rows of its links, written on the pool thread so that this
-	 * thread only copies them out. */
+	 * thread only copies them out (opened on the job's first parse). */
 	FILE *rows;
 	char *rows_text;
 	size_t rows_len, nlinks;
@@ -53,9 +54,18 @@ struct record_job {
 	size_t hint_len, nhints;
 };
 
+/* A parser of each pool thread: its extractor's tables and buffers stay
+ * in the cache of the processor that thread runs on, as they do with
+ * one thread, rather than going from job to job. */
+struct record_worker {
+	struct record_parser parser;	/* made on the thread's first parse */
+	struct record_job *job;	/* the job it parses */
+};
+
 struct record_jobs {
 	struct extract_run *run;
 	struct wa_pool pool;
+	struct record_worker *workers;	/* run->nthreads */
 	struct record_job *reading;	/* the job the reader fills */
 };
 
@@ -72,20 +82,20 @@ append(char **buf, size_t *len, size_t *cap, const char *s, size_t n)
 	*len += n;
 }
 
-/* The extractor's callback: a link of the job's page, kept. */
+/* The extractor's callback: a link of the worker's page, kept. */
 static void
 keep_link(void *arg, const char *src, const char *dst, const char *how)
 {
-	struct record_job *job = arg;
+	struct record_job *job = ((struct record_worker *)arg)->job;
 	links_write(job->rows, src, dst, how);
 	job->nlinks++;
 }
 
-/* The extractor's callback: a sitemap hint of the job's page, kept. */
+/* The extractor's callback: a sitemap hint of the worker's page, kept. */
 static void
 keep_hint(void *arg, const struct hint_row *row)
 {
-	struct record_job *job = arg;
+	struct record_job *job = ((struct record_worker *)arg)->job;
 	hints_write(job->hint_rows, row);
 	job->nhints++;
 }
@@ -136,20 +146,23 @@ parse_job(void *arg)
 	struct record_job *job = arg;
 	if (!job->has_record)
 		return;
-	if (!job->parser.ex) {
-		bool hints = job->run->hints;
-		record_parser_init(&job->parser, keep_link, hints ? keep_hint : NULL, job);
+	const struct extract_run *run = job->jobs->run;
+	struct record_worker *w = &job->jobs->workers[wa_pool_thread(&job->jobs->pool)];
+	if (!w->parser.ex)
+		record_parser_init(&w->parser, keep_link, run->hints ? keep_hint : NULL, w);
+	if (!job->rows) {
 		job->rows = open_memstream(&job->rows_text, &job->rows_len);
-		if (hints)
+		if (run->hints)
 			job->hint_rows = open_memstream(&job->hint_text, &job->hint_len);
-		if (!job->rows || (hints && !job->hint_rows))
+		if (!job->rows || (run->hints && !job->hint_rows))
 			wa_die_errno("open_memstream");
 	}
 	rewind(job->rows);
 	if (job->hint_rows)
 		rewind(job->hint_rows);
 	job->nlinks = job->nhints = 0;
-	record_parse(&job->parser, job->run, job->agent, &job->rec, &job->out);
+	w->job = job;
+	record_parse(&w->parser, run, job->agent, &job->rec, &job->out);
 	if (fflush(job->rows) == EOF || (job->hint_rows && fflush(job->hint_rows) == EOF))
 		wa_die_errno("open_memstream");
 }
@@ -183,12 +196,10 @@ static void
 clear_job(void *arg)
 {
 	struct record_job *job = arg;
-	if (job->parser.ex) {
-		record_parser_free(&job->parser);
+	if (job->rows)
 		fclose(job->rows);
-		if (job->hint_rows)
-			fclose(job->hint_rows);
-	}
+	if (job->hint_rows)
+		fclose(job->hint_rows);
 	free(job->rows_text);
 	free(job->hint_text);
 	free(job->fields);
@@ -201,6 +212,7 @@ record_jobs_start(struct extract_run *run)
 {
 	struct record_jobs *jobs = wa_calloc(1, sizeof *jobs);
 	jobs->run = run;
+	jobs->workers = wa_calloc(run->nthreads, sizeof *jobs->workers);
 	wa_pool_start(&jobs->pool, run->nthreads, RECORDS_AHEAD, sizeof(struct record_job),
 	    parse_job, write_job, run);
 	return jobs;
@@ -223,7 +235,7 @@ record_jobs_read(struct record_jobs *jobs, struct warc_reader *r, const char *fi
 	warc_reader_on_problem(r, keep_problem, jobs);
 	for (;;) {
 		struct record_job *job = wa_pool_next(&jobs->pool);
-		job->run = run;
+		job->jobs = jobs;
 		job->file = file;
 		jobs->reading = job;
 		bool got = warc_read(r, &rec);
@@ -254,5 +266,9 @@ void
 record_jobs_stop(struct record_jobs *jobs)
 {
 	wa_pool_stop(&jobs->pool, clear_job);
+	for (unsigned i = 0; i < jobs->run->nthreads; i++)
+		if (jobs->workers[i].parser.ex)
+			record_parser_free(&jobs->workers[i].parser);
+	free(jobs->workers);
 	free(jobs);
 }
