@@ -1,9 +1,11 @@
 /* The records of wa-extract parsed on several threads (extract-run.h).
  *
- * This thread reads the records, in order, and hands each one, copied,
- * to the pool (thread.h) with the robots agent it is read for; a pool
- * thread parses it with the extractor of its job, keeping its links in
- * the job; this thread then counts the records, writes their links and
+ * This thread reads the records, in order, and hands each one to the
+ * pool (thread.h) with the robots agent it is read for: the reader's
+ * buffer that holds its block goes with it, and the reader goes on in the
+ * one a record written before left (warc_reader_take_block), so that no
+ * block is copied; a pool thread parses it with the extractor of that
+ * thread, keeping its links in the job; this thread then counts the records, writes their links and
  * page rows and tells their errors in the order they were read, as
  * run_record does one after the other.  The reader's messages of the
  * records it cannot read are kept with the next record and told before
@@ -21,8 +23,8 @@
  * -j 2 from 1.3 to 1.5 times the speed of -j 1 (4: 1.35, 64: no better),
  * as the reader runs on while a thread is on a long page. */
 #define RECORDS_AHEAD 16
-/* A record copy of more than this is freed once written, so that the
- * ring of copies stays small whatever the records. */
+/* A record's memory of more than this is freed once written, so that the
+ * memory of the ring stays small whatever the records. */
 #define KEPT_RECORD_BYTES (1 << 20)
 
 struct record_jobs;
@@ -32,11 +34,12 @@ struct record_job {
 	struct record_jobs *jobs;
 	const char *file;	/* NULL: stdin */
 	bool has_record;	/* else it only holds messages */
-	struct warc_record rec;	/* its fields and block in mem */
+	struct warc_record rec;	/* its fields in mem, its block in block */
 	struct warc_field *fields;
 	size_t fields_cap;
-	unsigned char *mem;
+	unsigned char *mem;	/* its version, fields and a block cut short */
 	size_t mem_cap;
+	struct warc_buffer block;	/* the reader's buffer with its block */
 	char info_agent[sizeof ((struct extract_run *)0)->info_agent];
 	const char *agent;	/* run_agent when it was read */
 	char *told;		/* the reader's messages before it, each ending in NUL */
@@ -111,11 +114,13 @@ copy_string(struct record_job *job, size_t *at, const char *s)
 	return copy;
 }
 
-/* rec into the job, its fields and block in the job's memory. */
+/* rec, the record r read, into the job: its block by taking the reader's
+ * buffer, its fields and a block cut short copied into the job's memory. */
 static void
-copy_record(struct record_job *job, const struct warc_record *rec)
+take_record(struct record_job *job, struct warc_reader *r, const struct warc_record *rec)
 {
-	size_t size = rec->block_len + strlen(rec->version) + 1;
+	bool taken = warc_reader_take_block(r, rec, &job->block);
+	size_t size = (taken ? 0 : rec->block_len) + strlen(rec->version) + 1;
 	for (size_t i = 0; i < rec->nfields; i++)
 		size += strlen(rec->fields[i].name) + strlen(rec->fields[i].value) + 2;
 	if (size > job->mem_cap) {
@@ -128,9 +133,12 @@ copy_record(struct record_job *job, const struct warc_record *rec)
 		job->fields_cap = rec->nfields;
 	}
 	job->rec = *rec;
-	job->rec.block = job->mem;
-	memcpy(job->mem, rec->block, rec->block_len);
-	size_t at = rec->block_len;
+	size_t at = 0;
+	if (!taken) {
+		memcpy(job->mem, rec->block, rec->block_len);
+		job->rec.block = job->mem;
+		at = rec->block_len;
+	}
 	job->rec.version = copy_string(job, &at, rec->version);
 	for (size_t i = 0; i < rec->nfields; i++) {
 		job->fields[i].name = copy_string(job, &at, rec->fields[i].name);
@@ -190,6 +198,10 @@ write_job(void *arg, void *job_arg)
 		job->mem = NULL;
 		job->mem_cap = 0;
 	}
+	if (job->block.cap > KEPT_RECORD_BYTES) {
+		free(job->block.data);
+		job->block = (struct warc_buffer){ 0 };
+	}
 }
 
 static void
@@ -204,6 +216,7 @@ clear_job(void *arg)
 	free(job->hint_text);
 	free(job->fields);
 	free(job->mem);
+	free(job->block.data);
 	free(job->told);
 }
 
@@ -243,7 +256,7 @@ record_jobs_read(struct record_jobs *jobs, struct warc_reader *r, const char *fi
 		if (!got && !job->told_len)
 			return;
 		if (got) {
-			copy_record(job, &rec);
+			take_record(job, r, &rec);
 			run_follow_record(run, &job->rec);
 			/* The file's agent changes with its warcinfo records. */
 			const char *agent = run_agent(run);
