@@ -5,9 +5,9 @@
  * buffer that holds its block goes with it, and the reader goes on in the
  * one a record written before left (warc_reader_take_block), so that no
  * block is copied; a pool thread parses it with the extractor of that
- * thread, keeping its links in the job; this thread then counts the records, writes their links and
- * page rows and tells their errors in the order they were read, as
- * run_record does one after the other.  The reader's messages of the
+ * thread, keeping its links in the job; this thread then counts the
+ * records, writes their links and page rows and tells their errors in the
+ * order they were read, as run_record does one after the other.  The reader's messages of the
  * records it cannot read are kept with the next record and told before
  * it, in their place (warc_reader_on_problem). */
 #include <stdio.h>

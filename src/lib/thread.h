@@ -89,8 +89,9 @@ void wa_pool_start(struct wa_pool *pool, unsigned nthreads, unsigned jobs_per_th
  * (0 without threads), so that work may keep what it reuses from job to
  * job by thread rather than by job, where that thread's cache has it. */
 unsigned wa_pool_thread(const struct wa_pool *pool);
-/* The job to fill next, after finishing the oldest jobs that are done,
- * and waiting for the oldest if every slot holds a job. */
+/* The job to fill next, after finishing the oldest jobs that are done;
+ * if every slot still holds a job, after waiting for the oldest half of
+ * them and finishing those. */
 void *wa_pool_next(struct wa_pool *pool);
 /* Hands out the job of wa_pool_next; without threads, does and finishes
  * it at once. */
