@@ -155,6 +155,31 @@ input=$tmp/big.warc.gz
 same_for_jobs "stdin" -v -p "$p"
 same_for_jobs "- and files" -v -k -p "$p" "$tmp/cut.warc" - "$tmp/big.warc"
 
+# Pages of very different lengths, the long ones at irregular places: the
+# threads finish the records out of order, the reader waits for records
+# behind a long one while later ones are done, and the ring of -j 8
+# (130 records) goes round several times.
+python3 - "$tmp/uneven.warc.gz" <<'END'
+import gzip, sys
+recs = []
+for i in range(700):
+    n = 4000 if i % 97 in (3, 5, 41) else i % 7
+    html = "<html><body>%s</body></html>" % "".join(
+        '<a href="/u%d/%d">x</a>' % (i, k) for k in range(n))
+    body = ("HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n" + html).encode()
+    recs.append(b"WARC/1.1\r\nWARC-Type: response\r\n"
+        b"WARC-Target-URI: http://uneven.example/p%d\r\n" % i +
+        b"WARC-Date: 2026-01-02T03:04:05Z\r\n"
+        b"Content-Length: %d\r\n\r\n" % len(body) + body + b"\r\n\r\n")
+with open(sys.argv[1], "wb") as f:
+    for r in recs:
+        f.write(gzip.compress(r, mtime=0))
+END
+same_for_jobs "pages of uneven lengths" -p "$p" "$tmp/uneven.warc.gz"
+# 23 pages of 4000 links, the others of i % 7.
+is "$(wc -l <"$tmp/one.out") $(wc -l <"$tmp/one.pages")" "94029 700" \
+    "pages of uneven lengths: every link and page"
+
 # The agent of the warcinfo records counts: reading for another gives
 # other links.
 wa-extract -q -j 2 "$tmp/big.warc" >"$tmp/info-agent" 2>/dev/null

@@ -151,10 +151,17 @@ pool_job(const struct wa_pool *pool, uint64_t i)
 	return pool->jobs + (i % pool->slots) * pool->job_size;
 }
 
+struct wa_pool_thread {
+	struct wa_pool *pool;
+	unsigned number;
+};
+
 static void *
 pool_main(void *arg)
 {
-	struct wa_pool *pool = arg;
+	struct wa_pool *pool = ((struct wa_pool_thread *)arg)->pool;
+	if (pthread_setspecific(pool->thread_key, arg) != 0)
+		wa_die("pthread_setspecific failed");
 	pthread_mutex_lock(&pool->lock);
 	for (;;) {
 		while (pool->taken == pool->submitted && !pool->stop)
@@ -166,7 +173,8 @@ pool_main(void *arg)
 		pool->work(pool_job(pool, i));
 		pthread_mutex_lock(&pool->lock);
 		pool->state[i % pool->slots] = JOB_DONE;
-		pthread_cond_broadcast(&pool->done);
+		if (i == pool->awaited)
+			pthread_cond_signal(&pool->done);
 	}
 	pthread_mutex_unlock(&pool->lock);
 	return NULL;
@@ -178,7 +186,7 @@ wa_pool_start(struct wa_pool *pool, unsigned nthreads, unsigned jobs_per_thread,
     void *arg)
 {
 	*pool = (struct wa_pool){ .nthreads = nthreads, .job_size = job_size, .work = work,
-	    .finish = finish, .arg = arg };
+	    .finish = finish, .arg = arg, .awaited = UINT64_MAX };
 	pthread_mutex_init(&pool->lock, NULL);
 	pthread_cond_init(&pool->queued, NULL);
 	pthread_cond_init(&pool->done, NULL);
@@ -186,8 +194,12 @@ wa_pool_start(struct wa_pool *pool, unsigned nthreads, unsigned jobs_per_thread,
 	pool->jobs = wa_calloc(pool->slots, job_size);
 	pool->state = wa_calloc(pool->slots, 1);
 	pool->tid = wa_calloc(nthreads ? nthreads : 1, sizeof *pool->tid);
+	pool->threads = wa_calloc(nthreads ? nthreads : 1, sizeof *pool->threads);
+	if (pthread_key_create(&pool->thread_key, NULL) != 0)
+		wa_die("pthread_key_create failed");
 	for (unsigned i = 0; i < nthreads; i++) {
-		int rc = wa_thread_start(&pool->tid[i], pool_main, pool);
+		pool->threads[i] = (struct wa_pool_thread){ pool, i };
+		int rc = wa_thread_start(&pool->tid[i], pool_main, &pool->threads[i]);
 		if (rc) {
 			errno = rc;
 			wa_die_errno("cannot start a thread");
@@ -195,17 +207,39 @@ wa_pool_start(struct wa_pool *pool, unsigned nthreads, unsigned jobs_per_thread,
 	}
 }
 
-/* Waits for the oldest job in the ring and finishes it. */
-static void
-finish_oldest(struct wa_pool *pool)
+unsigned
+wa_pool_thread(const struct wa_pool *pool)
 {
-	size_t slot = pool->finished % pool->slots;
+	const struct wa_pool_thread *t = pthread_getspecific(pool->thread_key);
+	return t ? t->number : 0;
+}
+
+/* Waits until job i is done. */
+static void
+await_job(struct wa_pool *pool, uint64_t i)
+{
+	size_t slot = i % pool->slots;
 	pthread_mutex_lock(&pool->lock);
+	pool->awaited = i;
 	while (pool->state[slot] != JOB_DONE)
 		pthread_cond_wait(&pool->done, &pool->lock);
+	pool->awaited = UINT64_MAX;
 	pthread_mutex_unlock(&pool->lock);
-	pool->finish(pool->arg, pool_job(pool, pool->finished));
-	pool->finished++;
+}
+
+/* Waits for the oldest n jobs handed out and finishes them.  The last of
+ * them is awaited first: the threads took the others before it, so they
+ * are usually done by then, and the caller wakes once for the n. */
+static void
+finish_oldest(struct wa_pool *pool, uint64_t n)
+{
+	if (n == 0)
+		return;
+	await_job(pool, pool->finished + n - 1);
+	for (uint64_t end = pool->finished + n; pool->finished < end; pool->finished++) {
+		await_job(pool, pool->finished);
+		pool->finish(pool->arg, pool_job(pool, pool->finished));
+	}
 }
 
 /* Finishes the oldest jobs as long as they are done, without waiting. */
@@ -234,7 +268,7 @@ wa_pool_next(struct wa_pool *pool)
 	if (pool->nthreads)
 		finish_done(pool);
 	if (pool->submitted - pool->finished == pool->slots)
-		finish_oldest(pool);
+		finish_oldest(pool, (pool->slots + 1) / 2);
 	return pool_job(pool, pool->submitted);
 }
 
@@ -257,8 +291,7 @@ wa_pool_submit(struct wa_pool *pool)
 void
 wa_pool_drain(struct wa_pool *pool)
 {
-	while (pool->finished < pool->submitted)
-		finish_oldest(pool);
+	finish_oldest(pool, pool->submitted - pool->finished);
 }
 
 void
@@ -275,6 +308,8 @@ wa_pool_stop(struct wa_pool *pool, void (*clear)(void *job))
 	free(pool->jobs);
 	free(pool->state);
 	free(pool->tid);
+	free(pool->threads);
+	pthread_key_delete(pool->thread_key);
 	pthread_mutex_destroy(&pool->lock);
 	pthread_cond_destroy(&pool->queued);
 	pthread_cond_destroy(&pool->done);

@@ -65,11 +65,14 @@ struct wa_pool {
 	char *jobs;		/* the ring, slots jobs of job_size bytes */
 	unsigned char *state;	/* of each slot */
 	uint64_t submitted, taken, finished;
+	uint64_t awaited;	/* the job the caller waits for, UINT64_MAX: none */
 	bool stop;
 	void (*work)(void *job);
 	void (*finish)(void *arg, void *job);
 	void *arg;
 	pthread_t *tid;
+	struct wa_pool_thread *threads;	/* what each thread starts with */
+	pthread_key_t thread_key;	/* on a pool thread, its wa_pool_thread */
 	pthread_mutex_t lock;
 	pthread_cond_t queued, done;
 };
@@ -82,8 +85,13 @@ struct wa_pool {
 void wa_pool_start(struct wa_pool *pool, unsigned nthreads, unsigned jobs_per_thread,
     size_t job_size, void (*work)(void *job), void (*finish)(void *arg, void *job),
     void *arg);
-/* The job to fill next, after finishing the oldest jobs that are done,
- * and waiting for the oldest if every slot holds a job. */
+/* Called by work: the number of the thread it runs on, 0 to nthreads - 1
+ * (0 without threads), so that work may keep what it reuses from job to
+ * job by thread rather than by job, where that thread's cache has it. */
+unsigned wa_pool_thread(const struct wa_pool *pool);
+/* The job to fill next, after finishing the oldest jobs that are done;
+ * if every slot still holds a job, after waiting for the oldest half of
+ * them and finishing those. */
 void *wa_pool_next(struct wa_pool *pool);
 /* Hands out the job of wa_pool_next; without threads, does and finishes
  * it at once. */

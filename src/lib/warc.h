@@ -133,6 +133,22 @@ struct warc_reader *warc_reader_open(const char *path);
 /* The next record; false at the end of the input.  The record's memory
  * is the reader's until the next call. */
 bool warc_read(struct warc_reader *r, struct warc_record *rec);
+/* A buffer of the reader's, handed over with a record's block. */
+struct warc_buffer {
+	unsigned char *data;	/* malloc'ed, or NULL */
+	size_t cap;		/* its size */
+	size_t used;		/* the bytes in it: the record's and those read past it */
+};
+/* Hands the buffer that holds the block of rec, the record warc_read gave
+ * last, over to the caller, so that a caller who keeps records need not
+ * copy their blocks: rec->block stays valid in *buf, which becomes the
+ * caller's, while the reader goes on in the buffer that *buf held (data
+ * NULL: none), into which it moves the bytes it has read past the record.
+ * The record's version and fields stay the reader's, until the next call.
+ * False, and *buf left as it was, for a block cut by warc_reader_max_block,
+ * which the reader keeps apart. */
+bool warc_reader_take_block(struct warc_reader *r, const struct warc_record *rec,
+    struct warc_buffer *buf);
 /* From now on, a block of more than max bytes is cut: the record holds
  * its first keep bytes (keep <= max), and the rest is read past, never held
  * whole.  By default no block is cut. */

@@ -23,6 +23,9 @@
 /* Inflate whole members when this much input is at hand (or the rest of
  * the file); a member not within it is streamed through zlib. */
 #define WHOLE_MEMBER_INPUT (IN_SIZE / 4)
+/* The output room of a member's first inflating: a handed-over buffer
+ * (warc_reader_take_block) stays about that small. */
+#define FIRST_OUTPUT_ROOM (1 << 19)
 /* Larger members are streamed through zlib, whose memory stays bounded. */
 #define WHOLE_MEMBER_MAX_OUTPUT (1 << 24)
 #define OUT_CHUNK (1 << 16)
@@ -206,9 +209,11 @@ inflate_whole_member(struct warc_reader *r)
 	enum { GZIP_FLAG_HEADER_CRC = 0x02 };
 	if (avail < 4 || (member[3] & GZIP_FLAG_HEADER_CRC))
 		return SIZE_MAX;
-	/* Documents compress 3-10 times; the buffer grows to the largest
-	 * record and stays. */
-	size_t want = 8 * avail < OUT_CHUNK ? OUT_CHUNK : 8 * avail;
+	/* Room for most members at the first try, whatever the input at
+	 * hand: a member is a record of a few KB that compressed 3-10 times.
+	 * A larger one is inflated again with twice the room, and the buffer
+	 * grows to the largest record and stays. */
+	size_t want = FIRST_OUTPUT_ROOM;
 	for (;;) {
 		if (want > WHOLE_MEMBER_MAX_OUTPUT)
 			want = WHOLE_MEMBER_MAX_OUTPUT;
@@ -736,6 +741,31 @@ warc_read(struct warc_reader *r, struct warc_record *rec)
 			break;
 		}
 	}
+}
+
+bool
+warc_reader_take_block(struct warc_reader *r, const struct warc_record *rec,
+    struct warc_buffer *buf)
+{
+	if (rec->block_len < rec->length)
+		return false;
+	struct warc_buffer taken = { r->buf, r->cap, r->len };
+	size_t rest = r->len - r->pos;
+	r->ubase += r->pos;
+	r->pos = r->len = 0;
+	/* A spare too small is replaced, not grown: its bytes are stale. */
+	if (buf->data && buf->cap < rest) {
+		free(buf->data);
+		*buf = (struct warc_buffer){ 0 };
+	}
+	r->buf = buf->data;
+	r->cap = buf->data ? buf->cap : 0;
+	reserve(r, rest);
+	if (rest)
+		memcpy(r->buf, taken.data + taken.used - rest, rest);
+	r->len = rest;
+	*buf = taken;
+	return true;
 }
 
 void
