@@ -70,12 +70,14 @@ evidence_facts(char ev)
  * the low byte; the bucket is chosen by that byte and by the high bits,
  * in seen_groups buckets for each value of the byte, so that a slot
  * matches only the whole hash, and the table takes the whole of its
- * share, whatever its size. */
+ * share, whatever its size.  The high bits give a bucket by a 128-bit
+ * product (Lemire, "Fast Random Integer Generation in an Interval",
+ * 2019), not a 64-bit one, with which GCC 12 drops the prefetch. */
 static inline uint64_t *
 seen_bucket(const struct linkmat *lm, uint64_t h)
 {
 	uint64_t b = (h & ((1u << FACT_BITS) - 1)) * lm->seen_groups +
-	    ((h >> 32) * lm->seen_groups >> 32);
+	    (uint64_t)(((unsigned __int128)h * lm->seen_groups) >> 64);
 	return &lm->seen[b * SEEN_WAYS];
 }
 
