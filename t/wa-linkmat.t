@@ -164,6 +164,18 @@ is "$(wa-linkmat --dump-nodes "$tmp/tiny" | grep -c "^http://star.example/$tab")
 is "$(wa-linkmat --dump-nodes "$tmp/tiny" | grep "^http://star.example/$tab" | cut -f3)" \
 	300000 "with its 300000 out-links"
 
+# The memory of recent URLs: a URL goes to sort(1) once while its facts
+# are remembered, again once they are forgotten; the graph is the same.
+awk 'BEGIN { for (r = 0; r < 2; r++) for (i = 0; i < 20000; i++)
+	printf "http://s.example/\thttp://t%d.example/\n", i }' >"$tmp/repeats.tsv"
+exits 0 "20000 links given twice" wa-linkmat -v -o "$tmp/rep1" "$tmp/repeats.tsv"
+like "$(cat "$tmp/stderr")" 'node lines: 20001,' "send each of the 20001 URLs to sort once"
+like "$(cat "$tmp/stderr")" '20000 duplicate' "and count the second 20000 links as duplicates"
+exits 0 "the same with -m 64K" wa-linkmat -v -m 64K -o "$tmp/rep2" "$tmp/repeats.tsv"
+n=$(sed -n 's/.*node lines: \([0-9]*\),.*/\1/p' "$tmp/stderr")
+ok "whose memory of 2048 URLs sends most of them again ($n lines)" test "$n" -gt 30000
+ok "to the same files" same_graph "$tmp/rep1" "$tmp/rep2"
+
 # Update mode, by hand: www.example.com is fetched again with new links,
 # example.com fetched without links loses its own, example.org/feed.rss is
 # now known as XML, q.example is new; the other pages keep their links,

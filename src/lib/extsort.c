@@ -7,7 +7,6 @@
 #include <unistd.h>
 
 #include "extsort.h"
-#include "heap.h"
 #include "scratch.h"
 #include "msg.h"
 #include "thread.h"
@@ -31,20 +30,21 @@ struct reader {
 	size_t cap, have, at;	/* in records */
 };
 
-/* A reader in the merge heap, with the most significant 8 bytes of its
- * record, which order most pairs without a look at the records. */
-struct merge_top {
-	uint64_t key;
-	size_t rd;
-};
-
+/* The runs of a merge, read through a tree of losers (Knuth, TAOCP vol.
+ * 3, 5.4.1): each internal node keeps the reader that lost the match
+ * there, tree[0] the overall winner, so that the next record costs one
+ * match a level, on the path of the reader that moved.  key[i] is the
+ * most significant 8 bytes of reader i's record, which settle most
+ * matches without a look at the records; a reader past its run, or one of
+ * the leaves beyond the runs, loses every match. */
 struct merger {
 	int fd;
-	size_t rb;		/* the record size, for the heap's order */
-	struct reader *rd;
-	size_t nrd;
-	struct merge_top *heap;	/* the readers, smallest record on top */
-	size_t heap_n;
+	size_t rb;		/* the record size, for the matches */
+	struct reader *rd;	/* leaves of them, the runs first */
+	size_t nrd, leaves;	/* runs; leaves, a power of two */
+	uint64_t *key;
+	bool *done;
+	uint32_t *tree;		/* leaves entries */
 	uint8_t *bufs;
 };
 
@@ -465,28 +465,59 @@ record_key(const uint8_t *r, size_t rb)
 	return k;
 }
 
-/* The reader whose record is least on top. */
+/* Whether reader a's record comes before reader b's. */
 static inline bool
-record_before(const struct merger *m, const struct merge_top *a, const struct merge_top *b)
+beats(const struct merger *m, uint32_t a, uint32_t b)
 {
-	if (a->key != b->key)
-		return a->key < b->key;
-	return rec_cmp(reader_rec(m->rb, &m->rd[a->rd]), reader_rec(m->rb, &m->rd[b->rd]),
-	    m->rb) < 0;
+	/* A reader done has the greatest key: it loses unless keys tie. */
+	if (m->key[a] != m->key[b])
+		return m->key[a] < m->key[b];
+	if (m->done[a] || m->done[b])
+		return !m->done[a] && m->done[b];
+	return rec_cmp(reader_rec(m->rb, &m->rd[a]), reader_rec(m->rb, &m->rd[b]), m->rb) < 0;
 }
 
-HEAP_DEFINE_CTX(merge_heap, struct merge_top, struct merger, record_before)
+/* Reader i's key after a move, or the mark of its end. */
+static inline void
+merger_key(struct merger *m, uint32_t i)
+{
+	struct reader *r = &m->rd[i];
+	m->done[i] = r->at == r->have;
+	m->key[i] = m->done[i] ? UINT64_MAX : record_key(reader_rec(m->rb, r), m->rb);
+}
 
 static void
 merger_close(struct merger *m)
 {
 	free(m->rd);
-	free(m->heap);
+	free(m->key);
+	free(m->done);
+	free(m->tree);
 	free(m->bufs);
 	m->rd = NULL;
-	m->heap = NULL;
+	m->key = NULL;
+	m->done = NULL;
+	m->tree = NULL;
 	m->bufs = NULL;
-	m->nrd = m->heap_n = 0;
+	m->nrd = m->leaves = 0;
+}
+
+/* The first matches: the winner of each node's subtree goes up, the loser
+ * stays. */
+static void
+merger_build(struct merger *m)
+{
+	uint32_t *win = wa_reallocarray(NULL, 2 * m->leaves, sizeof *win);
+	for (size_t i = 0; i < m->leaves; i++)
+		win[m->leaves + i] = (uint32_t)i;
+	for (size_t n = m->leaves - 1; n >= 1; n--) {
+		uint32_t a = win[2 * n], b = win[2 * n + 1];
+		bool b_wins = beats(m, b, a);
+		win[n] = b_wins ? b : a;
+		m->tree[n] = b_wins ? a : b;
+	}
+	m->tree[0] = win[1];
+	free(win);
 }
 
 /* Read buffers for n runs out of bytes of memory. */
@@ -503,36 +534,46 @@ merger_open(struct extsort *s, struct merger *m, int fd, const struct run *runs,
 	m->fd = fd;
 	m->rb = s->rb;
 	m->nrd = n;
-	m->rd = wa_calloc(n, sizeof *m->rd);
-	m->heap = wa_calloc(n, sizeof *m->heap);
+	for (m->leaves = 1; m->leaves < n; m->leaves *= 2)
+		;
+	m->rd = wa_calloc(m->leaves, sizeof *m->rd);
+	m->key = wa_calloc(m->leaves, sizeof *m->key);
+	m->done = wa_calloc(m->leaves, sizeof *m->done);
+	m->tree = wa_calloc(m->leaves, sizeof *m->tree);
 	m->bufs = wa_reallocarray(NULL, n ? n * cap : 1, s->rb);
-	m->heap_n = 0;
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < m->leaves; i++) {
 		struct reader *r = &m->rd[i];
-		r->pos = runs[i].off;
-		r->left = runs[i].n;
-		r->cap = cap;
-		r->buf = m->bufs + i * cap * s->rb;
-		if (reader_fill(s, fd, r))
-			m->heap[m->heap_n++] = (struct merge_top){ record_key(r->buf, s->rb), i };
+		if (i < n) {
+			r->pos = runs[i].off;
+			r->left = runs[i].n;
+			r->cap = cap;
+			r->buf = m->bufs + i * cap * s->rb;
+			reader_fill(s, fd, r);
+		}
+		merger_key(m, (uint32_t)i);
 	}
-	for (size_t i = m->heap_n; i-- > 0;)
-		merge_heap_sift_down(m, m->heap, m->heap_n, i);
+	merger_build(m);
 }
 
 /* Copies the least record to out; false when every run is done. */
 static bool
 merger_pop(struct extsort *s, struct merger *m, uint8_t *out)
 {
-	if (m->heap_n == 0)
+	uint32_t w = m->tree[0];
+	if (m->done[w])
 		return false;
-	struct reader *r = &m->rd[m->heap[0].rd];
+	struct reader *r = &m->rd[w];
 	memcpy(out, reader_rec(s->rb, r), s->rb);
-	if (++r->at == r->have && !reader_fill(s, m->fd, r))
-		m->heap[0] = m->heap[--m->heap_n];
-	else
-		m->heap[0].key = record_key(reader_rec(s->rb, r), s->rb);
-	merge_heap_sift_down(m, m->heap, m->heap_n, 0);
+	if (++r->at == r->have)
+		reader_fill(s, m->fd, r);
+	merger_key(m, w);
+	for (size_t n = (w + m->leaves) / 2; n >= 1; n /= 2) {
+		uint32_t t = m->tree[n];
+		bool lost = beats(m, t, w);
+		m->tree[n] = lost ? w : t;
+		w = lost ? t : w;
+	}
+	m->tree[0] = w;
 	return true;
 }
 

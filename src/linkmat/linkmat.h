@@ -73,8 +73,8 @@ struct linkmat {
 	struct sorter nodes;		/* SURT<TAB>URL<TAB>evidence */
 	uint64_t *seen;			/* URLs recently given to sort, and what
 					 * their lines told (read.c) */
-	size_t seen_mask, seen_bytes;
-	uint64_t rows, self_links, rejected, link_rows, hint_rows;
+	size_t seen_groups, seen_bytes;
+	uint64_t rows, self_links, rejected, link_rows, hint_rows, node_lines;
 	char surt[URL_BUFSIZE];
 	/* number */
 	uint64_t n;			/* nodes */

@@ -20,7 +20,7 @@
 
 #define BATCH_ROWS 4096
 #define SEEN_AHEAD 16
-#define SEEN_WAYS 4
+#define SEEN_WAYS 8	/* a bucket is a cache line */
 
 struct row {
 	uint64_t line;
@@ -66,12 +66,19 @@ evidence_facts(char ev)
 }
 
 /* The filter is a table of buckets of SEEN_WAYS slots, the most recent
- * URL first: its hash's low bits choose the bucket, its high bits, with
- * the facts in the low byte, fill a slot. */
+ * URL first.  A slot holds the high bits of the hash, with the facts in
+ * the low byte; the bucket is chosen by that byte and by the high bits,
+ * in seen_groups buckets for each value of the byte, so that a slot
+ * matches only the whole hash, and the table takes the whole of its
+ * share, whatever its size.  The high bits give a bucket by a 128-bit
+ * product (Lemire, "Fast Random Integer Generation in an Interval",
+ * 2019), not a 64-bit one, with which GCC 12 drops the prefetch. */
 static inline uint64_t *
 seen_bucket(const struct linkmat *lm, uint64_t h)
 {
-	return &lm->seen[(h & lm->seen_mask) * SEEN_WAYS];
+	uint64_t b = (h & ((1u << FACT_BITS) - 1)) * lm->seen_groups +
+	    (uint64_t)(((unsigned __int128)h * lm->seen_groups) >> 64);
+	return &lm->seen[b * SEEN_WAYS];
 }
 
 static void
@@ -87,6 +94,7 @@ emit_node(struct linkmat *lm, const char *url, size_t len, uint64_t h, char ev)
 		return;
 	memmove(way + 1, way, w * sizeof *way);
 	way[0] = tag | had | (facts & ~FACT_TYPE);
+	lm->node_lines++;
 	if (!url_surt(url, lm->surt))
 		wa_die("internal error: no SURT key for %s", url);
 	FILE *f = lm->nodes.in;
@@ -159,13 +167,10 @@ batch_free(void *job)
 	free(bt->canon);
 }
 
-/* A bucket may straddle two cache lines. */
 static inline void
 seen_prefetch(const struct linkmat *lm, uint64_t h)
 {
-	const uint64_t *way = seen_bucket(lm, h);
-	__builtin_prefetch(way, 1);
-	__builtin_prefetch(way + SEEN_WAYS - 1, 1);
+	__builtin_prefetch(seen_bucket(lm, h), 1);
 }
 
 /* The canonical rows of a batch, in input order, to the sorts; run by the
@@ -287,11 +292,9 @@ linkmat_read(struct linkmat *lm, char **files, int nfiles)
 {
 	lm->by_src = extsort_new("links by source", workdir_path(), 16, SHARE(lm, 1, 2),
 	    big_sort(lm, EXTSORT_UNIQUE));
-	size_t entries = 1024;
-	while (entries * 2 * sizeof *lm->seen <= SHARE(lm, 1, 8))
-		entries *= 2;
-	lm->seen = seen_alloc(lm, entries);
-	lm->seen_mask = entries / SEEN_WAYS - 1;
+	uint64_t group_bytes = (1u << FACT_BITS) * SEEN_WAYS * sizeof *lm->seen;
+	lm->seen_groups = SHARE(lm, 1, 8) / group_bytes ? SHARE(lm, 1, 8) / group_bytes : 1;
+	lm->seen = seen_alloc(lm, lm->seen_groups * (1u << FACT_BITS) * SEEN_WAYS);
 	sorter_start(&lm->nodes, "node lines", SHARE(lm, 1, 4), lm->nthreads, workdir_path(),
 	    true, -1);
 
@@ -315,6 +318,8 @@ linkmat_read(struct linkmat *lm, char **files, int nfiles)
 	verbose("read %" PRIu64 " rows: %" PRIu64 " links, %" PRIu64 " hints, %" PRIu64
 	    " self links, %" PRIu64 " rejected", lm->rows, lm->link_rows, lm->hint_rows,
 	    lm->self_links, lm->rejected);
+	verbose("  node lines: %" PRIu64 ", the others' facts were recent (%zu MB)",
+	    lm->node_lines, lm->seen_bytes >> 20);
 	sort_done("links by source", lm->by_src);
 	phase_done(lm, "reading");
 }
