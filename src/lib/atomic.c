@@ -181,6 +181,23 @@ fsync_parent_dir(const char *path)
 	free(copy);
 }
 
+static char *deferred_dir;
+
+void
+atomic_defer_dir_sync(const char *dir)
+{
+	free(deferred_dir);
+	deferred_dir = dir ? wa_strdup(dir) : NULL;
+}
+
+static bool
+dir_sync_deferred(const char *path)
+{
+	size_t n = deferred_dir ? strlen(deferred_dir) : 0;
+	return n && strncmp(path, deferred_dir, n) == 0 && path[n] == '/' &&
+	    !strchr(path + n + 1, '/');
+}
+
 char *
 atomic_try_commit(struct atomic_file *af)
 {
@@ -200,7 +217,7 @@ atomic_try_commit(struct atomic_file *af)
 	if (af->tmp) {
 		if (error)
 			unlink(af->tmp);
-		else
+		else if (!dir_sync_deferred(af->path))
 			fsync_parent_dir(af->path);
 	}
 	atomic_free(af);

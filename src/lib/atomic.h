@@ -50,4 +50,9 @@ mode_t umask_value(void);
 /* fsync of the directory that holds path, so that a rename is durable. */
 void fsync_parent_dir(const char *path);
 
+/* Commits of files in dir (NULL: none) leave the fsync of dir to the
+ * caller, which makes it once for them all (workdir_install); each file's
+ * own data is still synced at its commit. */
+void atomic_defer_dir_sync(const char *dir);
+
 #endif

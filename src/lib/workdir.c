@@ -148,6 +148,7 @@ workdir_create(const char *target, const char *marker)
 		wa_die_errno("%s: cannot create a directory beside it", target);
 	if (chmod(dir, 0777 & ~umask_value()) != 0)
 		wa_die_errno("%s", dir);
+	atomic_defer_dir_sync(dir);
 }
 
 const char *
@@ -169,6 +170,7 @@ workdir_install(const char *target, const char *marker)
 	if (fd < 0 || fsync(fd) != 0)
 		wa_die_errno("%s: cannot sync", dir);
 	close(fd);
+	atomic_defer_dir_sync(NULL);
 	if (renameat2(AT_FDCWD, dir, AT_FDCWD, target, RENAME_NOREPLACE) == 0) {
 		live = 0;
 	} else {
