@@ -158,8 +158,8 @@ SETTINGS_lambda = $(LAMBDA_FLAGS)$(if $(HINTS), --hints)
 SETTINGS_next = $(SCHEDULE) $(T) $(SCOPE) $(OVERRIDES)
 SETTINGS_report = $(USEFULNESS)
 STEPS = plan fetch extract history graph rank lambda next report
-# The records are read and written by make itself: reading this makefile,
-# once a step, starts no process for them.
+# The records are compared and rewritten by make itself: reading this
+# makefile, once a step, starts no process for them.
 settings_of = $(1): $(strip $(SETTINGS_$(1)))
 same = $(and $(findstring $(1),$(2)),$(findstring $(2),$(1)))
 # make 4.3's $(file <) leaves the final newline of some files: a record
@@ -171,9 +171,11 @@ update_record = $(eval recorded := $$(file <$(C)/.settings-$(1)))$(if $(or \
 ifneq ($(MAKECMDGOALS),settings)
 $(foreach s,$(STEPS),$(if $(wildcard $(C)/.settings-$(s)),$(call update_record,$(s))))
 endif
+# A shell makes the first record, as a recipe: make -q and -n expand
+# recipes, and would write it with $(file >).
 $(C)/.settings-%: | $(C)
-	$(file >$@,$(call settings_of,$*))
-	@touch -d @0 '$@'
+	@printf '%s\n' '$(subst ','\'',$(call settings_of,$*))' >'$@.new' && \
+		touch -d @0 '$@.new' && mv '$@.new' '$@'
 
 .DELETE_ON_ERROR:
 .PHONY: cycle plan fetch extract history graph rank lambda state next report settings
