@@ -164,9 +164,9 @@ settings_of = $(1): $(strip $(SETTINGS_$(1)))
 same = $(and $(findstring $(1),$(2)),$(findstring $(2),$(1)))
 # make 4.3's $(file <) leaves the final newline of some files: a record
 # is the same with it or without it.
-update_record = $(eval recorded := $$(file <$(C)/.settings-$(1)))$(if $(or \
-	$(call same,$(recorded),$(call settings_of,$(1))), \
-	$(call same,$(recorded),$(call settings_of,$(1))$(newline))),, \
+update_record = $(eval recorded_settings := $$(file <$(C)/.settings-$(1)))$(if $(or \
+	$(call same,$(recorded_settings),$(call settings_of,$(1))), \
+	$(call same,$(recorded_settings),$(call settings_of,$(1))$(newline))),, \
 	$(file >$(C)/.settings-$(1),$(call settings_of,$(1))))
 ifneq ($(MAKECMDGOALS),settings)
 $(foreach s,$(STEPS),$(if $(wildcard $(C)/.settings-$(s)),$(call update_record,$(s))))
