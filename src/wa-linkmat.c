@@ -24,7 +24,7 @@ static const char usage[] =
     "  -u OLDGRAPH  update: the sources in LINKS and the URLs in PAGES get the\n"
     "               links of LINKS, the other pages keep those of OLDGRAPH\n"
     "  -m SIZE      memory budget (default 1G, at least 64K)\n"
-    "  -s SLICES    slices of the matrix (default: 64, of at most 2^20 pages,\n"
+    "  -s SLICES    slices of the matrix (default: 64, of 2^15 to 2^20 pages,\n"
     "               fewer pages if wa-pagerank -m SIZE needs)\n"
     "  -j N         threads (default: the processors, at most 8)\n"
     "  -q           no progress and no summary;  -v  details of each phase\n"

@@ -198,7 +198,7 @@ if mount -t tmpfs -o size=256k tmpfs "$m" 2>/dev/null; then
 	# TMPDIR.
 	if ! under_valgrind && gen=$(script_prog gen-graph); then
 		"$gen" -n 2^14 -d 4 -x 0.2 -f none -P "$tmp/vec.pages" &&
-			"$gen" -n 2^14 -d 4 | wa-linkmat -q -p "$tmp/vec.pages" -o "$tmp/vec.g"
+			"$gen" -n 2^14 -d 4 | wa-linkmat -q -s 64 -p "$tmp/vec.pages" -o "$tmp/vec.g"
 		fault wa-pagerank "vectors in a full TMPDIR" \
 			"$m: a temporary file: cannot write [0-9]+ bytes at offset [0-9]+: No space left on device" \
 			env TMPDIR="$m" wa-pagerank -q -m 400K -j 1 -U "$tmp/vec.use" -o "$tmp/vec.imp" \

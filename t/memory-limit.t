@@ -67,7 +67,7 @@ ok "the inputs are made" test "$(wc -c <"$i/links.tsv")" -gt 25000000 \
 # wa-linkmat: 8M of budget for 28 MB of links, with two threads and the
 # GNU sorts it runs (their -S within the budget).
 both_ways "wa-linkmat -m 8M" $((8 + MARGIN)) "$u" "$l" \
-	wa-linkmat -q -m 8M -j 2 -p "$i/pages.tsv" -o @/g "$i/links.tsv"
+	wa-linkmat -q -m 8M -s 64 -j 2 -p "$i/pages.tsv" -o @/g "$i/links.tsv"
 is "$(diff -r "$u/g" "$l/g" 2>&1)" "" "wa-linkmat: the same graph"
 # The limit bites: the default budget, 1G, does not fit it.
 exits 1 "wa-linkmat with the default -m (1G) under the same limit: exit 1" \

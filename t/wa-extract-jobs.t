@@ -117,19 +117,23 @@ run_j() {
 	wa-extract -j "$jobs" "$@" <"$input" >"$tmp/$tag.out" 2>"$tmp/$tag.err"
 	echo $? >"$tmp/$tag.status"
 	mv "$tmp/pages" "$tmp/$tag.pages"
+	[ "$parts" = "$all_parts" ] || return 0
 	wa-extract -j "$jobs" "$@" <"$input" >"$tmp/$tag.both" 2>&1
 }
 # same_for_jobs NAME ARGS...: -j 2, 3 and 8 give what -j 1 gives; under
-# valgrind, which runs one thread at a time, -j 3 alone checks the memory.
-many_jobs="2 3 8"
-under_valgrind && many_jobs=3
+# valgrind, which runs one thread at a time, -j 3 alone checks the memory,
+# and the order of stdout and stderr on one descriptor, which the same
+# writes make, is left to the plain run.
+many_jobs="2 3 8" all_parts="out err both status pages"
+parts=$all_parts
+under_valgrind && many_jobs=3 parts="out err status pages"
 same_for_jobs() {
 	name=$1
 	shift
 	run_j one 1 "$@"
 	for jobs in $many_jobs; do
 		run_j many "$jobs" "$@"
-		for part in out err both status pages; do
+		for part in $parts; do
 			same_file "$tmp/many.$part" "$tmp/one.$part" "$name: -j $jobs: $part"
 		done
 	done

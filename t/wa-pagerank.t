@@ -203,8 +203,8 @@ unit test-propagate
 pages=150000 degree=4 iterations=$TIGHT files=6M
 under_valgrind && pages=70000 degree=2 iterations="-i 3" files=3M
 gen_graph -n $pages -d $degree -s 11
-ok "parts: the graph of $pages pages" wa-linkmat -q -p "$tmp/gen.pages.tsv" -o "$tmp/parts.g" \
-	"$tmp/gen.links.tsv"
+ok "parts: the graph of $pages pages" wa-linkmat -q -s 64 -p "$tmp/gen.pages.tsv" \
+	-o "$tmp/parts.g" "$tmp/gen.links.tsv"
 ok "parts: Gauss-Seidel in memory" wa-pagerank -v -j 2 $iterations -o "$tmp/parts.gs" "$tmp/parts.g"
 like "$(grep parts "$tmp/stderr")" "on [23] parts of up to 65536 pages, [0-9]+ links between them by propagation blocking\$" \
 	"parts: by propagation blocking"
@@ -375,9 +375,16 @@ zcat "$TESTDATA/demo/pydocs.links.tsv.gz" >"$tmp/docs.links"
 { cut -f1 "$tmp/docs.links" | sort -u | sed 's/$/	html/'
   cut -f2 "$tmp/docs.links" | grep '\.xml$' | sort -u | sed 's/$/	xml/'; } >"$tmp/docs.pages"
 ok "docs: wa-linkmat builds the graph" \
-	wa-linkmat -q -p "$tmp/docs.pages" -o "$tmp/docs.g" "$tmp/docs.links"
-is "$(od -An -t u8 -j 40 -N 8 "$tmp/docs.g/manifest" | tr -d ' ')" 65 \
-	"docs: 4696 pages make 65 slices of 73 by default, about 64 (manifest aux[1])"
+	wa-linkmat -q -p "$tmp/docs.pages" -o "$tmp/docs.g1" "$tmp/docs.links"
+is "$(od -An -t u8 -j 40 -N 8 "$tmp/docs.g1/manifest" | tr -d ' ')" 1 \
+	"docs: 4696 pages make 1 slice by default, fewer than 2^15 (manifest aux[1])"
+ok "docs: one slice, Gauss-Seidel" wa-pagerank -q -e 1e-9 --norm l1 -o "$tmp/docs.gs1" "$tmp/docs.g1"
+vcheck "docs: one slice, importance equals networkx.pagerank" pagerank "$tmp/docs.links" \
+	"$tmp/docs.pages" "$tmp/docs.gs1"
+ok "docs: 64 slices with -s 64" \
+	wa-linkmat -q -s 64 -p "$tmp/docs.pages" -o "$tmp/docs.g" "$tmp/docs.links"
+is "$(od -An -t u8 -j 40 -N 8 "$tmp/docs.g/manifest" | tr -d ' ')" 64 \
+	"docs: 64 slices (manifest aux[1])"
 ok "docs: Gauss-Seidel" wa-pagerank -q -v -e 1e-9 --norm l1 -o "$tmp/docs.gs" "$tmp/docs.g"
 gs_iterations=$(grep -c 'iteration [0-9]*:' "$tmp/stderr")
 ok "docs: with usefulness in the same scans" wa-pagerank -q -e 1e-12 --norm l1 \

@@ -406,11 +406,14 @@ uint32_t
 graph_slices_for_budget(uint64_t nodes, uint64_t budget)
 {
 	/* A slice's sums are written in random order: 64 slices keep them
-	 * within the caches (2 MiB at 2^24 pages), down to slices of 64
-	 * pages.  But every slice reads the source vector again, so the slices of a large graph grow up to 2^20 pages (8 MiB of
-	 * sums).  The budget comes last: wa-pagerank -U with two threads
-	 * holds, per page of a slice, six sums (rankplan.c, slice_buffer_bytes),
-	 * and keeps half its budget for the rest, so 96 bytes a page. */
+	 * within the caches (2 MiB at 2^24 pages).  A slice of 2^15 pages
+	 * (256 KiB of sums) is within them already, and every slice costs a
+	 * file, its opening and a reading of the source vector: a graph of
+	 * fewer pages is one slice.  The slices of a large graph grow up to
+	 * 2^20 pages (8 MiB of sums).  The budget comes last: wa-pagerank -U
+	 * with two threads holds, per page of a slice, six sums (rankplan.c,
+	 * slice_buffer_bytes), and keeps half its budget for the rest, so 96
+	 * bytes a page. */
 	uint64_t per_slice = nodes / 64;
 	if (per_slice < GRAPH_MIN_SLICE_NODES)
 		per_slice = GRAPH_MIN_SLICE_NODES;

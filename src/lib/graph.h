@@ -63,7 +63,7 @@
  * slice's pages at block starts. */
 #define GRAPH_BLOCK_LINKS 16384
 #define GRAPH_BLOCK_SPAN 4096
-#define GRAPH_MIN_SLICE_NODES 64
+#define GRAPH_MIN_SLICE_NODES (1u << 15)
 #define GRAPH_MAX_SLICE_NODES (1u << 20)	/* chosen by the budget */
 #define GRAPH_SLICE_LIMIT (1u << 24)		/* of the word format */
 
