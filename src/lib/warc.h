@@ -188,7 +188,8 @@ struct warc_member {
 	uint64_t offset;	/* its place in the file */
 	uint64_t end;		/* where the next gzip magic begins, or the input ends */
 	bool ends_input;	/* end is the end of the input */
-	uint64_t max_block;	/* the reader's (warc_reader_max_block) */
+	uint64_t max_block;	/* the reader's limits (warc_reader_max_block) */
+	size_t keep;
 	struct warc_buffer bytes;	/* the file's bytes [offset, end) */
 	struct warc_header_store header;	/* of the record read from it */
 };

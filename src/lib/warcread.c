@@ -845,7 +845,7 @@ warc_read_member(struct warc_reader *r, struct warc_member *m)
 	if (off < r->retain)
 		r->retain = off;
 	*m = (struct warc_member){ .offset = off, .end = off + len, .ends_input = ends_input,
-	    .max_block = r->max_block, .bytes = m->bytes, .header = m->header };
+	    .max_block = r->max_block, .keep = r->keep, .bytes = m->bytes, .header = m->header };
 	buffer_room(&m->bytes, len);
 	memcpy(m->bytes.data, r->in + r->in_pos, len);
 	m->bytes.used = len;
@@ -912,7 +912,7 @@ member_record(struct warc_member *m, const struct warc_buffer *out, struct warc_
 	*rec = (struct warc_record){ .fields = m->header.fields, .nfields = (size_t)nf };
 	uint64_t clen;
 	char cl_why[100];
-	if (content_length(rec, &clen, cl_why) || clen > m->max_block || clen > len)
+	if (content_length(rec, &clen, cl_why) || clen > len)
 		return false;
 	size_t tail = end + hend + (size_t)clen, e1 = line_end(buf, len, tail);
 	size_t e2 = e1 ? line_end(buf, len, tail + e1) : 0;
@@ -920,7 +920,8 @@ member_record(struct warc_member *m, const struct warc_buffer *out, struct warc_
 		return false;
 	*rec = (struct warc_record){ .offset = m->offset, .end = m->end,
 	    .version = m->header.text, .fields = rec->fields, .nfields = rec->nfields,
-	    .block = buf + end + hend, .block_len = (size_t)clen, .length = clen };
+	    .block = buf + end + hend, .length = clen,
+	    .block_len = clen > m->max_block ? m->keep : (size_t)clen };
 	return true;
 }
 
