@@ -22,6 +22,7 @@
  * This thread counts the records, writes their links and page rows and
  * tells their errors in their order, as run_record does one after the
  * other. */
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -92,8 +93,8 @@ struct record_jobs {
 	struct warc_reader *reader;
 	struct record_job *reading;	/* the job the reader fills */
 	/* Jobs handed out before the reader went back to a member are of
-	 * an older generation: dropped. */
-	unsigned generation;
+	 * an older generation: dropped, not parsed if not begun. */
+	atomic_uint generation;
 };
 
 static void
@@ -178,6 +179,8 @@ parse_job(void *arg)
 	struct record_job *job = arg;
 	const struct extract_run *run = job->jobs->run;
 	struct record_worker *w = &job->jobs->workers[wa_pool_thread(&job->jobs->pool)];
+	if (job->generation != atomic_load(&job->jobs->generation))
+		return;
 	if (job->member) {
 		if (!w->inflater && !(w->inflater = libdeflate_alloc_decompressor()))
 			wa_die("out of memory");
