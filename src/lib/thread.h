@@ -99,7 +99,8 @@ void wa_pool_start(struct wa_pool *pool, unsigned nthreads, unsigned jobs_per_th
  * (0 without threads), so that work may keep what it reuses from job to
  * job by thread rather than by job, where that thread's cache has it. */
 unsigned wa_pool_thread(const struct wa_pool *pool);
-/* The job to fill next, after finishing the oldest jobs that are done;
+/* The job to fill next, after finishing the oldest jobs that are done,
+ * with the next one;
  * if every slot still holds a job, after waiting for the oldest half of
  * them and finishing those. */
 void *wa_pool_next(struct wa_pool *pool);

@@ -188,34 +188,36 @@ struct warc_member {
 	uint64_t offset;	/* its place in the file */
 	uint64_t end;		/* where the next gzip magic begins, or the input ends */
 	bool ends_input;	/* end is the end of the input */
-	uint64_t max_block;	/* the reader's limits (warc_reader_max_block) */
-	size_t keep;
+	uint64_t max_block;	/* longer blocks are cut to keep bytes, as */
+	size_t keep;		/* the reader cuts them (warc_reader_max_block) */
 	struct warc_buffer bytes;	/* the file's bytes [offset, end) */
 	struct warc_header_store header;	/* of the record read from it */
 };
 
-/* Whether the reader hands out members now: after the first record of a
- * gzip input, each time warc_read has left it at the start of a member it
- * could inflate whole, until the next warc_reader_rewind.  If so, copies
- * the member at the reader's place into m and passes it; else (the
- * members are of another kind, one is over 1 MiB, the input has ended)
- * false, and the next record is warc_read's.  Every member handed out is
- * kept, for warc_reader_rewind, until warc_reader_release. */
+/* Whether the reader hands out members, from a warc_reader_resume that
+ * says so until this says no or warc_reader_rewind.  If so, copies the
+ * member at the reader's place into m and passes it; else (the input has
+ * ended, or has no gzip magic within 1 MiB) false, and the next record is
+ * warc_read's.  Every member handed out is kept, for warc_reader_rewind,
+ * until warc_reader_release. */
 bool warc_read_member(struct warc_reader *r, struct warc_member *m);
 /* The members handed out that begin before offset are done with. */
 void warc_reader_release(struct warc_reader *r, uint64_t offset);
-/* Goes back to the member handed out at offset, released or not, and
- * reads on with warc_read from there, as if nothing after it had been
- * handed out. */
+/* Goes back to the member handed out at offset, not released, and reads
+ * on with warc_read from there, as if nothing after it had been handed
+ * out. */
 void warc_reader_rewind(struct warc_reader *r, uint64_t offset);
 /* Called after warc_read: whether the reader hands out members from now
- * on (see warc_read_member). */
+ * on, which it does if the record read ended a gzip input's member and
+ * the next member, which warc_read reads into, was inflated whole and
+ * undamaged (warc_read_member then hands that one out first). */
 bool warc_reader_resume(struct warc_reader *r);
 
 enum warc_member_state {
-	/* Not inflated whole over exactly its bytes, with less than 5
-	 * bytes or a header CRC: warc_read must read it and may tell
-	 * something of it as it reads past the record before it. */
+	/* Not inflated whole over exactly its bytes, or to less than 5
+	 * bytes, or with a header CRC (libdeflate checks none): warc_read
+	 * must read it, and may tell something of it as it reads past the
+	 * record before it. */
 	WARC_MEMBER_BAD,
 	/* Inflated, but not one record as warc_read reads it. */
 	WARC_MEMBER_OTHER,
