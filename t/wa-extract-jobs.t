@@ -187,6 +187,88 @@ same_for_jobs "pages of uneven lengths" -p "$p" "$tmp/uneven.warc.gz"
 is "$(wc -l <"$tmp/one.out") $(wc -l <"$tmp/one.pages")" "94029 700" \
     "pages of uneven lengths: every link and page"
 
+# gzip members that are not each one whole record, which -j N hands out
+# to the threads as if they were and must then read again in their place:
+# the gzip magic inside a member's data (stored), two records in one
+# member, one record in two, bytes between members, a header CRC, an extra
+# field, empty, cut and damaged members, blank lines before or after a
+# record, warcinfo records that change the agent in mid-file, pages with
+# errors and refused links around them.
+python3 - "$tmp/members.warc.gz" <<'END'
+import random, struct, sys, zlib
+rnd = random.Random(11)
+n = 0
+def record(typ, uri, block, extra=b""):
+    global n
+    n += 1
+    h = b"WARC/1.1\r\nWARC-Type: %s\r\n" % typ.encode()
+    h += b"WARC-Record-ID: <urn:uuid:00000000-0000-4000-8000-%012d>\r\n" % n
+    if uri:
+        h += b"WARC-Target-URI: " + uri.encode() + b"\r\n"
+    return h + extra + b"Content-Length: %d\r\n\r\n" % len(block) + block + b"\r\n\r\n"
+def page(i, body=b""):
+    html = b"".join(b'<a href="/p%d">x</a>' % rnd.randint(0, 99) for _ in range(rnd.randint(0, 20)))
+    if rnd.random() < 0.2:
+        html += b'<a href="http://bad_host!.example/">b</a>'
+    if rnd.random() < 0.3:
+        html += b'<meta name="%s" content="nofollow">' % rnd.choice([b"botA", b"botB", b"robots"])
+    http = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n" + html + body
+    return record("response", "http://m%d.example/p%d" % (i % 3, i),
+                  b"no HTTP" if rnd.random() < 0.1 else http)
+def member(data, level=6, flags=0, extra=b""):
+    z = zlib.compressobj(level, zlib.DEFLATED, -15)
+    hdr = b"\x1f\x8b\x08" + bytes([flags]) + b"\0\0\0\0\0\xff"
+    if flags & 4:
+        hdr += struct.pack("<H", len(extra)) + extra
+    if flags & 2:
+        hdr += struct.pack("<H", zlib.crc32(hdr) & 0xffff)
+    return hdr + z.compress(data) + z.flush() + struct.pack("<II", zlib.crc32(data), len(data))
+def info(agent):
+    return member(record("warcinfo", None, b"wa-fetch-robots-agent: " + agent + b"\r\n"))
+parts = [info(b"botA")]
+for i in range(600):
+    r = rnd.random()
+    if r < 0.04:
+        parts.append(member(page(i, b"<p>\x1f\x8b\x08\x00\x1f\x8b\x08\x00</p>"), level=0))
+    elif r < 0.06:
+        parts.append(member(page(i) + page(i + 1000)))
+    elif r < 0.08:
+        p = page(i)
+        k = rnd.randint(1, len(p) - 1)
+        parts += [member(p[:k]), member(p[k:])]
+    elif r < 0.09:
+        parts += [member(page(i)), b"bytes between members"]
+    elif r < 0.10:
+        parts.append(member(page(i), flags=2))
+    elif r < 0.12:
+        parts.append(member(page(i), flags=4, extra=b"sl\x04\0abcd"))
+    elif r < 0.13:
+        parts += [member(b""), member(page(i))]
+    elif r < 0.14:
+        m = member(page(i))
+        parts.append(m[:len(m) // 2])
+    elif r < 0.15:
+        m = bytearray(member(page(i)))
+        m[len(m) // 2] ^= 0x55
+        parts.append(bytes(m))
+    elif r < 0.16:
+        parts.append(member(b"\r\n" + page(i) if rnd.random() < 0.5 else page(i) + b"\r\n"))
+    elif r < 0.17:
+        parts.append(info(rnd.choice([b"botA", b"botB"])))
+    elif r < 0.18:
+        p = page(i)
+        parts += [member(p[:-2]), member(p[-2:])]
+    else:
+        parts.append(member(page(i)))
+with open(sys.argv[1], "wb") as f:
+    f.write(b"".join(parts))
+END
+same_for_jobs "members not one record each" -p "$p" "$tmp/members.warc.gz"
+like "$(cat "$tmp/one.err")" 'bad gzip member' "members: damaged members told"
+same_for_jobs "members not one record each, -v -k" -v -k -p "$p" "$tmp/members.warc.gz"
+input=$tmp/members.warc.gz
+same_for_jobs "members not one record each, stdin" -v -p "$p"
+input=/dev/null
 # The agent of the warcinfo records counts: reading for another gives
 # other links.
 wa-extract -q -j 2 "$tmp/big.warc" >"$tmp/info-agent" 2>/dev/null

@@ -109,7 +109,8 @@ void run_read_inputs(struct extract_run *run, int npaths, char **paths);
 /* The records of a WARC file parsed on run->nthreads threads, the links,
  * the page rows, the hint rows and the messages written in the order of the records, as
  * run_record writes them (jobs.c).  Up to 16 * nthreads + 2 records are
- * held at once, and a decoded body for each thread. */
+ * held at once (with their gzip members, if handed out), and a decoded
+ * body for each thread. */
 struct record_jobs;
 struct record_jobs *record_jobs_start(struct extract_run *run);
 /* Reads the records of r (file NULL: stdin). */

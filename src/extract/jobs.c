@@ -1,18 +1,33 @@
 /* The records of wa-extract parsed on several threads (extract-run.h).
  *
- * This thread reads the records, in order, and hands each one to the
- * pool (thread.h) with the robots agent it is read for: the reader's
- * buffer that holds its block goes with it, and the reader goes on in the
- * one a record written before left (warc_reader_take_block), so that no
- * block is copied; a pool thread parses it with the extractor of that
- * thread, keeping its links in the job; this thread then counts the
- * records, writes their links and page rows and tells their errors in the
- * order they were read, as run_record does one after the other.  The reader's messages of the
- * records it cannot read are kept with the next record and told before
- * it, in their place (warc_reader_on_problem). */
+ * In a file of one gzip member per record, this thread only finds the
+ * members and hands each one to the pool (thread.h) with the robots agent
+ * of the records before it (warc_read_member); a pool thread inflates it,
+ * reads its record and parses it with the extractor of that thread,
+ * keeping its links in the job.  Inflating is most of the reading: here
+ * it would hold up the threads.  This thread then takes the records in
+ * their order: a member that was not one whole record, as warc_read would
+ * have read it there, is read again from its start, and the jobs handed
+ * out after it are dropped (warc_reader_rewind); a warcinfo record sets
+ * the agent, and a page parsed for another one is parsed again here.
+ *
+ * Other records (plain input, one gzip member for all, the first of a
+ * file, those read again) this thread reads with warc_read: the reader's
+ * buffer that holds the block goes with the record to the pool, and the
+ * reader goes on in the one a record written before left
+ * (warc_reader_take_block), so that no block is copied.  The reader's
+ * messages of the records it cannot read are kept with the next record
+ * and told before it, in their place (warc_reader_on_problem).
+ *
+ * This thread counts the records, writes their links and page rows and
+ * tells their errors in their order, as run_record does one after the
+ * other. */
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <libdeflate.h>
 
 #include "extract-run.h"
 #include "linkstream.h"
@@ -32,8 +47,12 @@ struct record_jobs;
 /* A record in the ring: read, then parsed, then written. */
 struct record_job {
 	struct record_jobs *jobs;
+	unsigned generation;	/* the jobs' when handed out */
 	const char *file;	/* NULL: stdin */
 	bool has_record;	/* else it only holds messages */
+	bool member;		/* read from gz by the pool thread */
+	struct warc_member gz;
+	enum warc_member_state state;	/* what the pool thread found in gz */
 	struct warc_record rec;	/* its fields in mem, its block in block */
 	struct warc_field *fields;
 	size_t fields_cap;
@@ -59,9 +78,11 @@ struct record_job {
 
 /* A parser of each pool thread: its extractor's tables and buffers stay
  * in the cache of the processor that thread runs on, as they do with
- * one thread, rather than going from job to job. */
+ * one thread, rather than going from job to job.  Each on cache lines of
+ * its own, which only its thread writes. */
 struct record_worker {
-	struct record_parser parser;	/* made on the thread's first parse */
+	_Alignas(WA_CACHE_LINE) struct record_parser parser;	/* made on the thread's first parse */
+	struct libdeflate_decompressor *inflater;	/* made on the thread's first member */
 	struct record_job *job;	/* the job it parses */
 };
 
@@ -69,7 +90,11 @@ struct record_jobs {
 	struct extract_run *run;
 	struct wa_pool pool;
 	struct record_worker *workers;	/* run->nthreads */
+	struct warc_reader *reader;
 	struct record_job *reading;	/* the job the reader fills */
+	/* Jobs handed out before the reader went back to a member are of
+	 * an older generation: dropped, not parsed if not begun. */
+	atomic_uint generation;
 };
 
 static void
@@ -152,10 +177,19 @@ static void
 parse_job(void *arg)
 {
 	struct record_job *job = arg;
-	if (!job->has_record)
-		return;
 	const struct extract_run *run = job->jobs->run;
 	struct record_worker *w = &job->jobs->workers[wa_pool_thread(&job->jobs->pool)];
+	if (job->generation != atomic_load(&job->jobs->generation))
+		return;
+	if (job->member) {
+		if (!w->inflater && !(w->inflater = libdeflate_alloc_decompressor()))
+			wa_die("out of memory");
+		job->state = warc_member_read(w->inflater, &job->gz, &job->block, &job->rec);
+		if (job->state != WARC_MEMBER_RECORD)
+			return;
+	} else if (!job->has_record) {
+		return;
+	}
 	if (!w->parser.ex)
 		record_parser_init(&w->parser, keep_link, run->hints ? keep_hint : NULL, w);
 	if (!job->rows) {
@@ -175,24 +209,74 @@ parse_job(void *arg)
 		wa_die_errno("open_memstream");
 }
 
+/* A job's agent: run_agent, copied if it is the file's. */
+static void
+set_agent(struct record_job *job, const struct extract_run *run)
+{
+	const char *agent = run_agent(run);
+	job->agent = agent == run->info_agent ? strcpy(job->info_agent, agent) : agent;
+}
+
+/* A member read on a pool thread, in its place: whether its record is the
+ * one warc_read gives there, which this thread then follows (*reparse if
+ * the record is a page parsed for another agent than that of the records
+ * before it).  Else the reader goes back to the member.  warc_read reads
+ * past a record into the next member, and may tell something of it before
+ * the record's messages: the next member is looked at too. */
+static bool
+settle_member(struct record_jobs *jobs, struct record_job *job, bool *reparse)
+{
+	const struct record_job *next = wa_pool_await_next(&jobs->pool);
+	if (job->state != WARC_MEMBER_RECORD || !(next ? next->member &&
+	    next->state != WARC_MEMBER_BAD : job->gz.ends_input)) {
+		warc_reader_rewind(jobs->reader, job->gz.offset);
+		jobs->generation++;
+		return false;
+	}
+	warc_reader_release(jobs->reader, job->gz.end);
+	struct extract_run *run = jobs->run;
+	run_follow_record(run, &job->rec);
+	*reparse = job->out.kind == RECORD_PAGE && run->robots_tags &&
+	    strcmp(job->agent, run_agent(run)) != 0;
+	return true;
+}
+
+/* A job's record written (or dropped, after the reader went back). */
+static void
+write_record(struct record_jobs *jobs, struct record_job *job)
+{
+	struct extract_run *run = jobs->run;
+	bool reparse = false;
+	if (job->generation != jobs->generation ||
+	    (job->member && !settle_member(jobs, job, &reparse)))
+		return;
+	for (const char *m = job->told; m < job->told + job->told_len; m += strlen(m) + 1)
+		wa_warn("%s", m);
+	if (!job->has_record)
+		return;
+	if (reparse) {
+		record_parse(&run->parser, run, run_agent(run), &job->rec, &job->out);
+	} else {
+		fwrite(job->rows_text, 1, job->rows_len, stdout);
+		run->nlinks += job->nlinks;
+		if (run->hints)
+			fwrite(job->hint_text, 1, job->hint_len, run->hints);
+		run->nhints += job->nhints;
+	}
+	run_count_record(run, job->file, &job->rec, &job->out);
+	progress_set(&run->pg, run->nrecords);
+}
+
 /* On this thread, in the order of the records. */
 static void
 write_job(void *arg, void *job_arg)
 {
-	struct extract_run *run = arg;
 	struct record_job *job = job_arg;
-	for (const char *m = job->told; m < job->told + job->told_len; m += strlen(m) + 1)
-		wa_warn("%s", m);
-	job->told_len = 0;
-	if (!job->has_record)
-		return;
-	fwrite(job->rows_text, 1, job->rows_len, stdout);
-	run->nlinks += job->nlinks;
-	if (run->hints)
-		fwrite(job->hint_text, 1, job->hint_len, run->hints);
-	run->nhints += job->nhints;
-	run_count_record(run, job->file, &job->rec, &job->out);
-	progress_set(&run->pg, run->nrecords);
+	write_record(arg, job);
+	if (job->gz.bytes.cap > KEPT_RECORD_BYTES) {
+		free(job->gz.bytes.data);
+		job->gz.bytes = (struct warc_buffer){ 0 };
+	}
 	if (job->mem_cap > KEPT_RECORD_BYTES) {
 		free(job->mem);
 		job->mem = NULL;
@@ -218,6 +302,7 @@ clear_job(void *arg)
 	free(job->mem);
 	free(job->block.data);
 	free(job->told);
+	warc_member_free(&job->gz);
 }
 
 struct record_jobs *
@@ -225,9 +310,9 @@ record_jobs_start(struct extract_run *run)
 {
 	struct record_jobs *jobs = wa_calloc(1, sizeof *jobs);
 	jobs->run = run;
-	jobs->workers = wa_calloc(run->nthreads, sizeof *jobs->workers);
+	jobs->workers = wa_lines_calloc(run->nthreads, sizeof *jobs->workers);
 	wa_pool_start(&jobs->pool, run->nthreads, RECORDS_AHEAD, sizeof(struct record_job),
-	    parse_job, write_job, run);
+	    parse_job, write_job, jobs);
 	return jobs;
 }
 
@@ -245,26 +330,37 @@ record_jobs_read(struct record_jobs *jobs, struct warc_reader *r, const char *fi
 {
 	struct extract_run *run = jobs->run;
 	struct warc_record rec;
+	bool members = false;	/* handed out since the last warc_read */
+	jobs->reader = r;
 	warc_reader_on_problem(r, keep_problem, jobs);
 	for (;;) {
 		struct record_job *job = wa_pool_next(&jobs->pool);
 		job->jobs = jobs;
 		job->file = file;
+		job->told_len = 0;
 		jobs->reading = job;
-		bool got = warc_read(r, &rec);
-		job->has_record = got;
-		if (!got && !job->told_len)
-			return;
-		if (got) {
-			take_record(job, r, &rec);
-			run_follow_record(run, &job->rec);
-			/* The file's agent changes with its warcinfo records. */
-			const char *agent = run_agent(run);
-			job->agent = agent == run->info_agent ?
-			    strcpy(job->info_agent, agent) : agent;
+		job->member = job->has_record = warc_read_member(r, &job->gz);
+		if (job->member) {
+			members = true;
+		} else {
+			/* The reader may go back to a member handed out. */
+			if (members)
+				wa_pool_drain(&jobs->pool);
+			members = false;
+			job->has_record = warc_read(r, &rec);
+			if (!job->has_record && !job->told_len)
+				return;
+			if (job->has_record) {
+				take_record(job, r, &rec);
+				run_follow_record(run, &job->rec);
+				warc_reader_resume(r);
+			}
 		}
+		/* The file's agent changes with its warcinfo records. */
+		set_agent(job, run);
+		job->generation = jobs->generation;
 		wa_pool_submit(&jobs->pool);
-		if (!got)
+		if (!job->has_record)
 			return;
 	}
 }
@@ -279,9 +375,11 @@ void
 record_jobs_stop(struct record_jobs *jobs)
 {
 	wa_pool_stop(&jobs->pool, clear_job);
-	for (unsigned i = 0; i < jobs->run->nthreads; i++)
+	for (unsigned i = 0; i < jobs->run->nthreads; i++) {
 		if (jobs->workers[i].parser.ex)
 			record_parser_free(&jobs->workers[i].parser);
+		libdeflate_free_decompressor(jobs->workers[i].inflater);
+	}
 	free(jobs->workers);
 	free(jobs);
 }

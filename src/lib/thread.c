@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "msg.h"
@@ -33,6 +34,22 @@ wa_thread_start(pthread_t *thread, void *(*fn)(void *), void *arg)
 		rc = pthread_create(thread, &attr, fn, arg);
 	pthread_attr_destroy(&attr);
 	return rc;
+}
+
+static size_t
+line_size(size_t size)
+{
+	return (size + WA_CACHE_LINE - 1) / WA_CACHE_LINE * WA_CACHE_LINE;
+}
+
+void *
+wa_lines_calloc(size_t n, size_t size)
+{
+	size_t bytes = line_size(size) * (n ? n : 1);
+	void *p = aligned_alloc(WA_CACHE_LINE, bytes);
+	if (!p)
+		wa_die("out of memory (%zu bytes)", bytes);
+	return memset(p, 0, bytes);
 }
 
 static inline void
@@ -185,13 +202,13 @@ wa_pool_start(struct wa_pool *pool, unsigned nthreads, unsigned jobs_per_thread,
     size_t job_size, void (*work)(void *job), void (*finish)(void *arg, void *job),
     void *arg)
 {
-	*pool = (struct wa_pool){ .nthreads = nthreads, .job_size = job_size, .work = work,
+	*pool = (struct wa_pool){ .nthreads = nthreads, .job_size = line_size(job_size), .work = work,
 	    .finish = finish, .arg = arg, .awaited = UINT64_MAX };
 	pthread_mutex_init(&pool->lock, NULL);
 	pthread_cond_init(&pool->queued, NULL);
 	pthread_cond_init(&pool->done, NULL);
 	pool->slots = nthreads ? (size_t)jobs_per_thread * nthreads + 2 : 1;
-	pool->jobs = wa_calloc(pool->slots, job_size);
+	pool->jobs = wa_lines_calloc(pool->slots, job_size);
 	pool->state = wa_calloc(pool->slots, 1);
 	pool->tid = wa_calloc(nthreads ? nthreads : 1, sizeof *pool->tid);
 	pool->threads = wa_calloc(nthreads ? nthreads : 1, sizeof *pool->threads);
@@ -242,14 +259,16 @@ finish_oldest(struct wa_pool *pool, uint64_t n)
 	}
 }
 
-/* Finishes the oldest jobs as long as they are done, without waiting. */
+/* Finishes the oldest jobs as long as they and the next one are done,
+ * without waiting (wa_pool_await_next then does not wait either). */
 static void
 finish_done(struct wa_pool *pool)
 {
 	for (;;) {
 		pthread_mutex_lock(&pool->lock);
-		bool done = pool->finished < pool->submitted &&
-		    pool->state[pool->finished % pool->slots] == JOB_DONE;
+		bool done = pool->finished + 1 < pool->submitted &&
+		    pool->state[pool->finished % pool->slots] == JOB_DONE &&
+		    pool->state[(pool->finished + 1) % pool->slots] == JOB_DONE;
 		pthread_mutex_unlock(&pool->lock);
 		if (!done)
 			return;
@@ -261,8 +280,9 @@ finish_done(struct wa_pool *pool)
 void *
 wa_pool_next(struct wa_pool *pool)
 {
-	/* Jobs done are finished at once, so that the ring holds the ones
-	 * still to do and the caller can run ahead of a long one.  The slots
+	/* Jobs done are finished at once (but the newest), so that the ring
+	 * holds the ones still to do and the caller can run ahead of a long
+	 * one.  The slots
 	 * are taken in ring order, so the next one is free unless every slot
 	 * holds a job not finished yet. */
 	if (pool->nthreads)
@@ -286,6 +306,16 @@ wa_pool_submit(struct wa_pool *pool)
 	pool->submitted++;
 	pthread_cond_signal(&pool->queued);
 	pthread_mutex_unlock(&pool->lock);
+}
+
+void *
+wa_pool_await_next(struct wa_pool *pool)
+{
+	uint64_t next = pool->finished + 1;
+	if (pool->nthreads == 0 || next >= pool->submitted)
+		return NULL;
+	await_job(pool, next);
+	return pool_job(pool, next);
 }
 
 void

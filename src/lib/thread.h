@@ -30,6 +30,14 @@
 
 #define WA_THREAD_STACK (1u << 20)
 #define WA_TEAM_MAX 64
+/* The processor's cache line: data that two threads write go on lines of
+ * their own, else each write takes the line from the other processor. */
+#define WA_CACHE_LINE 64
+
+/* Zeroed memory for n items of size bytes, each on cache lines of its
+ * own (items of size rounded up to WA_CACHE_LINE, WA_CACHE_LINE-aligned);
+ * free with free().  Dies if there is none. */
+void *wa_lines_calloc(size_t n, size_t size);
 
 /* pthread_create with a stack of WA_THREAD_STACK bytes; returns 0 or an
  * errno value, as pthread_create does. */
@@ -62,7 +70,7 @@ struct wa_pool {
 	unsigned nthreads;	/* 0: the caller does each job itself */
 	size_t slots;		/* jobs in the ring */
 	size_t job_size;
-	char *jobs;		/* the ring, slots jobs of job_size bytes */
+	char *jobs;		/* the ring, slots jobs of job_size bytes, each on lines of its own */
 	unsigned char *state;	/* of each slot */
 	uint64_t submitted, taken, finished;
 	uint64_t awaited;	/* the job the caller waits for, UINT64_MAX: none */
@@ -80,8 +88,10 @@ struct wa_pool {
 /* nthreads threads (0: none) and a ring of zeroed jobs of job_size bytes:
  * jobs_per_thread for each thread and two more, so that the threads
  * always have the next jobs while one of them is on a long one.  work runs
- * on a pool thread, finish(arg, job) on the caller's.  Dies if a thread
- * cannot start. */
+ * on a pool thread, finish(arg, job) on the caller's; with threads, a job
+ * is finished only once the next one is handed out (or at wa_pool_drain),
+ * so that finish may look at that one (wa_pool_await_next).  Dies if a
+ * thread cannot start. */
 void wa_pool_start(struct wa_pool *pool, unsigned nthreads, unsigned jobs_per_thread,
     size_t job_size, void (*work)(void *job), void (*finish)(void *arg, void *job),
     void *arg);
@@ -89,13 +99,18 @@ void wa_pool_start(struct wa_pool *pool, unsigned nthreads, unsigned jobs_per_th
  * (0 without threads), so that work may keep what it reuses from job to
  * job by thread rather than by job, where that thread's cache has it. */
 unsigned wa_pool_thread(const struct wa_pool *pool);
-/* The job to fill next, after finishing the oldest jobs that are done;
+/* The job to fill next, after finishing the oldest jobs that are done,
+ * with the next one;
  * if every slot still holds a job, after waiting for the oldest half of
  * them and finishing those. */
 void *wa_pool_next(struct wa_pool *pool);
 /* Hands out the job of wa_pool_next; without threads, does and finishes
  * it at once. */
 void wa_pool_submit(struct wa_pool *pool);
+/* Called by finish: the job handed out after the one being finished, once
+ * it is done; NULL if there is none (at wa_pool_drain, or without
+ * threads). */
+void *wa_pool_await_next(struct wa_pool *pool);
 /* Finishes every job handed out. */
 void wa_pool_drain(struct wa_pool *pool);
 /* After wa_pool_drain: stops the threads, gives every job of the ring to

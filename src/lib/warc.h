@@ -162,4 +162,75 @@ uint64_t warc_reader_errors(const struct warc_reader *r);
 typedef void warc_problem_fn(void *arg, const char *message);
 void warc_reader_on_problem(struct warc_reader *r, warc_problem_fn *fn, void *arg);
 void warc_reader_close(struct warc_reader *r);
+
+/* ---- Reading gzip members on other threads (warcread.c) ----
+ *
+ * In a file of one gzip member per record, the reader may hand out the
+ * compressed members, for other threads to inflate and read, rather than
+ * inflate them itself.  A gzip header does not tell where its member ends:
+ * the reader takes the member to end where the next gzip magic begins,
+ * which a thread checks as it inflates.  A member that is not one whole
+ * record, alone and undamaged (of which the reader would tell something),
+ * is then read again by warc_read from its start, in its place, with what
+ * follows: every record and message comes as warc_read alone gives it. */
+
+/* The header fields of a record, parsed: storage reused from record to
+ * record. */
+struct warc_header_store {
+	char *text;		/* the header, NUL-separated */
+	size_t text_cap;
+	struct warc_field *fields;
+	size_t fields_cap;
+};
+
+/* A gzip member handed out (warc_read_member). */
+struct warc_member {
+	uint64_t offset;	/* its place in the file */
+	uint64_t end;		/* where the next gzip magic begins, or the input ends */
+	bool ends_input;	/* end is the end of the input */
+	uint64_t max_block;	/* longer blocks are cut to keep bytes, as */
+	size_t keep;		/* the reader cuts them (warc_reader_max_block) */
+	struct warc_buffer bytes;	/* the file's bytes [offset, end) */
+	struct warc_header_store header;	/* of the record read from it */
+};
+
+/* Whether the reader hands out members, from a warc_reader_resume that
+ * says so until this says no or warc_reader_rewind.  If so, copies the
+ * member at the reader's place into m and passes it; else (the input has
+ * ended, or has no gzip magic within 1 MiB) false, and the next record is
+ * warc_read's.  Every member handed out is kept, for warc_reader_rewind,
+ * until warc_reader_release. */
+bool warc_read_member(struct warc_reader *r, struct warc_member *m);
+/* The members handed out that begin before offset are done with. */
+void warc_reader_release(struct warc_reader *r, uint64_t offset);
+/* Goes back to the member handed out at offset, not released, and reads
+ * on with warc_read from there, as if nothing after it had been handed
+ * out. */
+void warc_reader_rewind(struct warc_reader *r, uint64_t offset);
+/* Called after warc_read: whether the reader hands out members from now
+ * on, which it does if the record read ended a gzip input's member and
+ * the next member, which warc_read reads into, was inflated whole and
+ * undamaged (warc_read_member then hands that one out first). */
+bool warc_reader_resume(struct warc_reader *r);
+
+enum warc_member_state {
+	/* Not inflated whole over exactly its bytes, or to less than 5
+	 * bytes, or with a header CRC (libdeflate checks none): warc_read
+	 * must read it, and may tell something of it as it reads past the
+	 * record before it. */
+	WARC_MEMBER_BAD,
+	/* Inflated, but not one record as warc_read reads it. */
+	WARC_MEMBER_OTHER,
+	/* One record, alone: in rec, as warc_read gives it if the next
+	 * member is not WARC_MEMBER_BAD (or m ends the input). */
+	WARC_MEMBER_RECORD,
+};
+/* Inflates m with d (libdeflate's, one for each thread) into out (its
+ * bytes used) and reads its record into rec: the block in out, the fields
+ * in m->header. */
+struct libdeflate_decompressor;
+enum warc_member_state warc_member_read(struct libdeflate_decompressor *d,
+    struct warc_member *m, struct warc_buffer *out, struct warc_record *rec);
+/* Frees what m holds. */
+void warc_member_free(struct warc_member *m);
 #endif

@@ -18,8 +18,13 @@
 #define MAX_HEADER (1 << 20)
 /* The input buffer holds whole gzip members for libdeflate, which
  * inflates only whole ones: real members are a few KB, the largest of a
- * crawl of documentation a few hundred. */
+ * crawl of documentation a few hundred.  It grows past this only to keep
+ * the members handed out (warc_read_member), none larger. */
 #define IN_SIZE (1 << 20)
+/* gzip (RFC 1952): the smallest member; flags never set; a header CRC. */
+#define GZIP_MIN 20
+#define GZIP_FLAG_RESERVED 0xe0
+#define GZIP_FLAG_HEADER_CRC 0x02
 /* Inflate whole members when this much input is at hand (or the rest of
  * the file); a member not within it is streamed through zlib. */
 #define WHOLE_MEMBER_INPUT (IN_SIZE / 4)
@@ -46,28 +51,22 @@ struct warc_reader {
 	FILE *fp;
 	bool gz, in_eof, out_eof;
 	uint64_t errors;
-
-	unsigned char *in;	/* IN_SIZE bytes */
-	size_t in_pos, in_len;
+	unsigned char *in;	/* in_cap bytes */
+	size_t in_cap, in_pos, in_len;
 	uint64_t in_base;	/* file offset of in[0] */
+	bool members;		/* members are handed out (warc_read_member) */
+	uint64_t retain;	/* file offset of the first member kept for them */
 	struct libdeflate_decompressor *whole;	/* whole members, quickly */
 	z_stream zs;		/* the rest, and every error message */
 	bool in_member;		/* inflate has begun a member */
 	bool quiet_resync;	/* passing damaged gzip input already reported */
 	uint64_t member_off;
-
 	unsigned char *buf;	/* decompressed (or plain) bytes */
 	size_t cap, pos, len;
 	uint64_t ubase;		/* stream offset of buf[0] */
-
 	struct mark *marks;
 	size_t nmarks, marks_cap;
-
-	char *hdr;		/* the record's header fields, NUL-separated */
-	size_t hdr_cap;
-	struct warc_field *fields;
-	size_t fields_cap;
-
+	struct warc_header_store header;	/* of the record read last */
 	uint64_t max_block;	/* longer blocks are cut (warc_reader_max_block) */
 	size_t keep;		/* the bytes kept of a cut block */
 	unsigned char *cut;	/* those bytes of the last one */
@@ -108,23 +107,29 @@ add_mark(struct warc_reader *r, uint64_t coff, bool is_break)
 	r->marks[r->nmarks++] = (struct mark){ upos, coff, is_break };
 }
 
+/* Reads more input after in[in_len], dropping what is read but for the
+ * members kept; false at the end of the input. */
 static bool
 read_input(struct warc_reader *r)
 {
 	if (r->in_eof)
 		return false;
-	if (r->in_pos == 0 && r->in_len == IN_SIZE)
-		return true;
-	if (r->in_pos == r->in_len) {
-		r->in_base += r->in_len;
-		r->in_pos = r->in_len = 0;
-	} else if (r->in_pos > 0) {
-		memmove(r->in, r->in + r->in_pos, r->in_len - r->in_pos);
-		r->in_base += r->in_pos;
-		r->in_len -= r->in_pos;
-		r->in_pos = 0;
+	size_t drop = r->in_pos;
+	if (r->members && r->retain < r->in_base + drop)
+		drop = (size_t)(r->retain - r->in_base);
+	if (drop) {
+		memmove(r->in, r->in + drop, r->in_len - drop);
+		r->in_base += drop;
+		r->in_len -= drop;
+		r->in_pos -= drop;
 	}
-	size_t n = fread(r->in + r->in_len, 1, IN_SIZE - r->in_len, r->fp);
+	if (r->in_len == r->in_cap) {
+		if (r->in_pos == 0)
+			return true;
+		r->in_cap *= 2;
+		r->in = wa_realloc(r->in, r->in_cap);
+	}
+	size_t n = fread(r->in + r->in_len, 1, r->in_cap - r->in_len, r->fp);
 	if (n == 0) {
 		if (ferror(r->fp))
 			wa_die_errno("%s: read error", r->name);
@@ -206,7 +211,6 @@ inflate_whole_member(struct warc_reader *r)
 		read_input(r);
 	const unsigned char *member = r->in + r->in_pos;
 	size_t avail = r->in_len - r->in_pos;
-	enum { GZIP_FLAG_HEADER_CRC = 0x02 };
 	if (avail < 4 || (member[3] & GZIP_FLAG_HEADER_CRC))
 		return SIZE_MAX;
 	/* Room for most members at the first try, whatever the input at
@@ -429,40 +433,34 @@ resync(struct warc_reader *r, size_t from)
 }
 
 static void
-hdr_reserve(struct warc_reader *r, size_t n)
+add_field(struct warc_header_store *h, size_t nfields, char *name, char *value)
 {
-	if (r->hdr_cap < n) {
-		r->hdr_cap = n;
-		r->hdr = wa_realloc(r->hdr, n);
+	if (nfields == h->fields_cap) {
+		h->fields_cap = h->fields_cap ? 2 * h->fields_cap : 32;
+		h->fields = wa_reallocarray(h->fields, h->fields_cap, sizeof *h->fields);
 	}
+	h->fields[nfields] = (struct warc_field){ name, value };
 }
 
-static void
-add_field(struct warc_reader *r, size_t nfields, char *name, char *value)
-{
-	if (nfields == r->fields_cap) {
-		r->fields_cap = r->fields_cap ? 2 * r->fields_cap : 32;
-		r->fields = wa_reallocarray(r->fields, r->fields_cap, sizeof *r->fields);
-	}
-	r->fields[nfields] = (struct warc_field){ name, value };
-}
-
-/* Parses the header buf[start, end) (its lines, without the empty line)
- * into r->hdr and r->fields.  Lines may end in CRLF or LF alone; lines
+/* Parses the header src[0, len) (its lines, without the empty line)
+ * into h.  Lines may end in CRLF or LF alone; lines
  * that begin with a space or a tab continue the previous field (RFC 822
  * folding, which WARC allows), joined by one space.  Returns the number
  * of fields, or -1 with *why set. */
 static long
-parse_header(struct warc_reader *r, size_t start, size_t end, const char **why,
-    size_t *line_no)
+parse_header(struct warc_header_store *h, const unsigned char *src, size_t len,
+    const char **why, size_t *line_no)
 {
-	hdr_reserve(r, end - start + 1);
-	memcpy(r->hdr, r->buf + start, end - start);
-	r->hdr[end - start] = '\0';
-	char *text = r->hdr, *eol;
+	if (h->text_cap <= len) {
+		h->text_cap = len + 1;
+		h->text = wa_realloc(h->text, h->text_cap);
+	}
+	memcpy(h->text, src, len);
+	h->text[len] = '\0';
+	char *text = h->text, *eol;
 	size_t n = 0;
 	*line_no = 1;
-	if (memchr(text, '\0', end - start)) {
+	if (memchr(text, '\0', len)) {
 		*why = "NUL byte in the record header";
 		return -1;
 	}
@@ -528,23 +526,43 @@ parse_header(struct warc_reader *r, size_t start, size_t end, const char **why,
 		size_t vlen = strlen(value);
 		while (vlen && (value[vlen - 1] == ' ' || value[vlen - 1] == '\t'))
 			value[--vlen] = '\0';
-		add_field(r, n++, line, value);
+		add_field(h, n++, line, value);
 		last_value = value;
 		line = next;
 	}
 	return (long)n;
 }
 
-/* The length of the line end at buf[at] (CRLF or LF), 0 if none; needs
- * the bytes to be there. */
+/* The length of the line end at buf[at] (CRLF or LF), 0 if none within
+ * buf[0, len). */
 static size_t
-line_end(const struct warc_reader *r, size_t at)
+line_end(const unsigned char *buf, size_t len, size_t at)
 {
-	if (at < r->len && r->buf[at] == '\n')
+	if (at < len && buf[at] == '\n')
 		return 1;
-	if (at + 1 < r->len && r->buf[at] == '\r' && r->buf[at + 1] == '\n')
+	if (at + 1 < len && buf[at] == '\r' && buf[at + 1] == '\n')
 		return 2;
 	return 0;
+}
+
+/* The Content-Length of rec into *clen: NULL, or why it has none that can
+ * be read (in why). */
+static const char *
+content_length(const struct warc_record *rec, uint64_t *clen, char why[100])
+{
+	const char *cl = warc_field(rec, "Content-Length");
+	if (!cl)
+		return "no Content-Length";
+	size_t digits = strspn(cl, "0123456789");
+	*clen = strtoull(cl, NULL, 10);
+	if (digits == 0 || cl[digits] || digits > 19)
+		snprintf(why, 100, "bad Content-Length \"%.40s\"", cl);
+	else if (*clen > WARC_MAX_BLOCK)
+		snprintf(why, 100, "Content-Length %" PRIu64 " is over the limit of %llu",
+		    *clen, (unsigned long long)WARC_MAX_BLOCK);
+	else
+		return NULL;
+	return why;
 }
 
 enum parse { PARSE_OK, PARSE_EOF, PARSE_BAD, PARSE_BROKEN };
@@ -622,7 +640,7 @@ parse_record(struct warc_reader *r, struct warc_record *rec)
 		if (nl) {
 			end = (size_t)(nl - r->buf) + 1;
 			have(r, end, 2);
-			if ((hend = line_end(r, end)))
+			if ((hend = line_end(r->buf, r->len, end)))
 				break;
 			scanned = end;
 			continue;
@@ -656,27 +674,17 @@ parse_record(struct warc_reader *r, struct warc_record *rec)
 
 	const char *why = "malformed header";
 	size_t line_no;
-	long nf = parse_header(r, 0, end, &why, &line_no);
+	long nf = parse_header(&r->header, r->buf, end, &why, &line_no);
 	if (nf < 0) {
 		reader_error(r, off, "header line %zu: %s", line_no, why);
 		return PARSE_BAD;
 	}
-	rec->fields = r->fields;
+	rec->fields = r->header.fields;
 	rec->nfields = (size_t)nf;
-	const char *cl = warc_field(rec, "Content-Length");
-	if (!cl) {
-		reader_error(r, off, "no Content-Length");
-		return PARSE_BAD;
-	}
-	size_t digits = strspn(cl, "0123456789");
-	uint64_t clen = strtoull(cl, NULL, 10);
-	if (digits == 0 || cl[digits] || digits > 19) {
-		reader_error(r, off, "bad Content-Length \"%.40s\"", cl);
-		return PARSE_BAD;
-	}
-	if (clen > WARC_MAX_BLOCK) {
-		reader_error(r, off, "Content-Length %" PRIu64 " is over the limit of %llu",
-		    clen, (unsigned long long)WARC_MAX_BLOCK);
+	uint64_t clen;
+	char cl_why[100];
+	if ((why = content_length(rec, &clen, cl_why))) {
+		reader_error(r, off, "%s", why);
 		return PARSE_BAD;
 	}
 
@@ -704,7 +712,8 @@ parse_record(struct warc_reader *r, struct warc_record *rec)
 		r->pos = r->len;
 		return PARSE_BAD;
 	}
-	size_t e1 = line_end(r, tail), e2 = e1 ? line_end(r, tail + e1) : 0;
+	size_t e1 = line_end(r->buf, r->len, tail);
+	size_t e2 = e1 ? line_end(r->buf, r->len, tail + e1) : 0;
 	if (!e1 || !e2 || tail + e1 + e2 >= brk) {
 		if (brk <= tail + 4) {
 			r->pos = brk;
@@ -716,7 +725,7 @@ parse_record(struct warc_reader *r, struct warc_record *rec)
 	}
 	rec->offset = off;
 	rec->end = record_end(r, member_start, tail, tail + e1 + e2);
-	rec->version = r->hdr;
+	rec->version = r->header.text;
 	rec->block = cut ? r->cut : r->buf + block;
 	rec->block_len = cut ? r->keep : (size_t)clen;
 	rec->length = clen;
@@ -793,12 +802,163 @@ warc_reader_on_problem(struct warc_reader *r, warc_problem_fn *fn, void *arg)
 	r->problem_arg = arg;
 }
 
+/* b has room for n bytes, its old ones dropped. */
+static void
+buffer_room(struct warc_buffer *b, size_t n)
+{
+	if (b->cap < n) {
+		free(b->data);
+		b->data = wa_malloc(n);
+		b->cap = n;
+	}
+}
+
+bool
+warc_read_member(struct warc_reader *r, struct warc_member *m)
+{
+	if (!r->members)
+		return false;
+	/* The member runs to the next gzip magic: scanned from in_pos. */
+	size_t scanned = GZIP_MIN, len = 0;
+	bool ends_input = false;
+	while (!len) {
+		const unsigned char *p = r->in + r->in_pos;
+		size_t avail = r->in_len - r->in_pos;
+		while (!len && scanned + 4 <= avail) {
+			const unsigned char *q = memchr(p + scanned, 0x1f, avail - 3 - scanned);
+			scanned = q ? (size_t)(q - p) : avail - 3;
+			if (q && q[1] == 0x8b && q[2] == 8 && !(q[3] & GZIP_FLAG_RESERVED))
+				len = scanned;
+			else if (q)
+				scanned++;
+		}
+		if (len || (avail < IN_SIZE && read_input(r)))
+			continue;
+		if (avail == 0 || avail >= IN_SIZE) {
+			r->members = false;
+			return false;
+		}
+		ends_input = true;
+		len = avail;
+	}
+	uint64_t off = r->in_base + r->in_pos;
+	if (off < r->retain)
+		r->retain = off;
+	*m = (struct warc_member){ .offset = off, .end = off + len, .ends_input = ends_input,
+	    .max_block = r->max_block, .keep = r->keep, .bytes = m->bytes, .header = m->header };
+	buffer_room(&m->bytes, len);
+	memcpy(m->bytes.data, r->in + r->in_pos, len);
+	m->bytes.used = len;
+	r->in_pos += len;
+	return true;
+}
+
+void
+warc_reader_release(struct warc_reader *r, uint64_t offset)
+{
+	r->retain = offset;
+}
+
+void
+warc_reader_rewind(struct warc_reader *r, uint64_t offset)
+{
+	if (offset < r->in_base || offset > r->in_base + r->in_len)
+		wa_die("%s: offset %" PRIu64 ": the member is no longer kept", r->name, offset);
+	r->in_pos = (size_t)(offset - r->in_base);
+	r->ubase += r->len;
+	r->pos = r->len = 0;
+	r->nmarks = 0;
+	r->in_member = r->quiet_resync = r->out_eof = r->members = false;
+	r->retain = UINT64_MAX;
+	inflateReset(&r->zs);
+}
+
+bool
+warc_reader_resume(struct warc_reader *r)
+{
+	/* The member read past the record, whole and undamaged, is unread. */
+	if (!r->gz || r->in_member || r->pos == r->len || !r->nmarks)
+		return false;
+	const struct mark *last = &r->marks[r->nmarks - 1];
+	if (last->upos != r->ubase + r->pos || last->is_break || last->coff < r->in_base)
+		return false;
+	r->in_pos = (size_t)(last->coff - r->in_base);
+	r->len = r->pos;
+	r->nmarks--;
+	r->out_eof = false;
+	r->members = true;
+	r->retain = UINT64_MAX;
+	return true;
+}
+
+/* Whether out, a member's whole output, is one record as parse_record
+ * reads it, with no byte before or after; if so, in rec. */
+static bool
+member_record(struct warc_member *m, const struct warc_buffer *out, struct warc_record *rec)
+{
+	const unsigned char *buf = out->data, *nl;
+	size_t len = out->used, end = 0, hend = 0, line_no;
+	if (memcmp(buf, "WARC/", 5) != 0)
+		return false;
+	while (!hend && (nl = memchr(buf + end, '\n', len - end))) {
+		end = (size_t)(nl - buf) + 1;
+		hend = line_end(buf, len, end);
+	}
+	const char *why;
+	long nf;
+	if (!hend || end + hend > MAX_HEADER ||
+	    (nf = parse_header(&m->header, buf, end, &why, &line_no)) < 0)
+		return false;
+	*rec = (struct warc_record){ .fields = m->header.fields, .nfields = (size_t)nf };
+	uint64_t clen;
+	char cl_why[100];
+	if (content_length(rec, &clen, cl_why) || clen > len)
+		return false;
+	size_t tail = end + hend + (size_t)clen, e1 = line_end(buf, len, tail);
+	size_t e2 = e1 ? line_end(buf, len, tail + e1) : 0;
+	if (!e2 || tail + e1 + e2 != len)
+		return false;
+	*rec = (struct warc_record){ .offset = m->offset, .end = m->end,
+	    .version = m->header.text, .fields = rec->fields, .nfields = rec->nfields,
+	    .block = buf + end + hend, .length = clen,
+	    .block_len = clen > m->max_block ? m->keep : (size_t)clen };
+	return true;
+}
+
+enum warc_member_state
+warc_member_read(struct libdeflate_decompressor *d, struct warc_member *m,
+    struct warc_buffer *out, struct warc_record *rec)
+{
+	const unsigned char *p = m->bytes.data;
+	size_t n = m->bytes.used;
+	/* A member ends with the size of its output (modulo 2^32). */
+	size_t size = n < GZIP_MIN ? 0 : (size_t)p[n - 4] | (size_t)p[n - 3] << 8 |
+	    (size_t)p[n - 2] << 16 | (size_t)p[n - 1] << 24;
+	if (size < 5 || size > WHOLE_MEMBER_MAX_OUTPUT || (p[3] & GZIP_FLAG_HEADER_CRC))
+		return WARC_MEMBER_BAD;
+	buffer_room(out, size);
+	size_t in_used;
+	if (libdeflate_gzip_decompress_ex(d, p, n, out->data, size, &in_used,
+	    &out->used) != LIBDEFLATE_SUCCESS || in_used != n)
+		return WARC_MEMBER_BAD;
+	return member_record(m, out, rec) ? WARC_MEMBER_RECORD : WARC_MEMBER_OTHER;
+}
+
+void
+warc_member_free(struct warc_member *m)
+{
+	free(m->bytes.data);
+	free(m->header.text);
+	free(m->header.fields);
+}
+
 struct warc_reader *
 warc_reader_open(const char *path)
 {
 	struct warc_reader *r = wa_calloc(1, sizeof *r);
-	r->in = wa_malloc(IN_SIZE);
+	r->in = wa_malloc(r->in_cap = IN_SIZE);
 	r->max_block = WARC_MAX_BLOCK;
+	r->retain = UINT64_MAX;
 	if (!path || strcmp(path, "-") == 0) {
 		r->name = wa_strdup("stdin");
 		r->fp = stdin;
@@ -832,8 +992,8 @@ warc_reader_close(struct warc_reader *r)
 	free(r->in);
 	free(r->buf);
 	free(r->marks);
-	free(r->hdr);
-	free(r->fields);
+	free(r->header.text);
+	free(r->header.fields);
 	free(r->cut);
 	free(r->name);
 	free(r);

@@ -1,7 +1,10 @@
 /* Teams of threads (thread.h): each step runs once on every thread, on
  * that thread's own argument, and wa_team_run returns only when all are
- * done, step after step, whether the threads are spinning or asleep. */
+ * done, step after step, whether the threads are spinning or asleep.
+ * Pools: jobs finished in the order handed out, each once the next one is
+ * done (which finish sees), each thread with a number of its own. */
 #include <stdatomic.h>
+#include <stdint.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -20,9 +23,98 @@ step(void *arg)
 	return NULL;
 }
 
+#define POOL_THREADS 3
+#define POOL_JOBS 500
+
+struct pool_check;
+
+struct pool_job {
+	struct pool_check *check;
+	unsigned number;	/* handed out as */
+	unsigned thread;	/* wa_pool_thread of the work */
+	pthread_t self;
+	atomic_bool done;
+};
+
+struct pool_check {
+	struct wa_pool pool;
+	unsigned nthreads;
+	unsigned finished;	/* jobs finished so far */
+	bool in_order, next_done, thread_known;
+	pthread_t threads[POOL_THREADS];
+	bool seen[POOL_THREADS];
+};
+
+static void
+pool_work(void *arg)
+{
+	struct pool_job *job = arg;
+	job->thread = wa_pool_thread(&job->check->pool);
+	job->self = pthread_self();
+	if (job->number % 7 == 0)	/* some jobs long, for others to pass them */
+		nanosleep(&(struct timespec){ 0, 200000 }, NULL);
+	atomic_store(&job->done, true);
+}
+
+static void
+pool_finish(void *arg, void *job_arg)
+{
+	struct pool_check *c = arg;
+	struct pool_job *job = job_arg;
+	c->in_order &= job->number == c->finished++;
+	const struct pool_job *next = wa_pool_await_next(&c->pool);
+	c->next_done &= job->number + 1 == POOL_JOBS || !c->nthreads ? next == NULL :
+	    next && next->number == job->number + 1 && atomic_load(&next->done);
+	if (job->thread >= (c->nthreads ? c->nthreads : 1)) {
+		c->thread_known = false;
+		return;
+	}
+	/* A number is one thread's, and a thread has one number. */
+	if (!c->seen[job->thread]) {
+		for (unsigned t = 0; t < POOL_THREADS; t++)
+			c->thread_known &= !c->seen[t] || !pthread_equal(c->threads[t], job->self);
+		c->seen[job->thread] = true;
+		c->threads[job->thread] = job->self;
+	}
+	c->thread_known &= pthread_equal(c->threads[job->thread], job->self);
+}
+
+static void
+pool_clear(void *job)
+{
+	(void)job;
+}
+
+/* A pool of nthreads threads (0: none, the caller does the jobs). */
+static void
+test_pool(unsigned nthreads)
+{
+	struct pool_check c = { .nthreads = nthreads, .in_order = true, .next_done = true,
+	    .thread_known = true };
+	wa_pool_start(&c.pool, nthreads, 2, sizeof(struct pool_job), pool_work,
+	    pool_finish, &c);
+	ok((uintptr_t)wa_pool_next(&c.pool) % WA_CACHE_LINE == 0,
+	    "pool of %u: a job starts a cache line", nthreads);
+	for (unsigned i = 0; i < POOL_JOBS; i++) {
+		struct pool_job *job = wa_pool_next(&c.pool);
+		*job = (struct pool_job){ .check = &c, .number = i };
+		wa_pool_submit(&c.pool);
+	}
+	wa_pool_drain(&c.pool);
+	ok(c.finished == POOL_JOBS && c.in_order, "pool of %u: every job finished, in order",
+	    nthreads);
+	ok(c.next_done, nthreads ? "pool of %u: finish sees the next job done, none after "
+	    "the last" : "pool of %u: finish sees no next job", nthreads);
+	ok(c.thread_known, "pool of %u: each thread a number of its own, below %u",
+	    nthreads, nthreads ? nthreads : 1);
+	wa_pool_stop(&c.pool, pool_clear);
+}
+
 int
 main(void)
 {
+	test_pool(POOL_THREADS);
+	test_pool(0);
 	/* One thread; as many as processors, which spin between steps; one
 	 * more, which do not. */
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
