@@ -26,7 +26,6 @@ struct row {
 	uint64_t line;
 	uint32_t raw[2];	/* the fields, in the batch's raw bytes */
 	uint32_t canon[2];	/* canonical URLs, in the batch's canon bytes */
-	uint16_t len[2];
 	uint64_t hash[2];
 	const char *why;	/* why the URL in column bad + 1 is refused */
 	uint8_t bad;
@@ -82,7 +81,7 @@ seen_bucket(const struct linkmat *lm, uint64_t h)
 }
 
 static void
-emit_node(struct linkmat *lm, const char *url, size_t len, uint64_t h, char ev)
+emit_node(struct linkmat *lm, const char *url, uint64_t h, char ev)
 {
 	uint64_t *way = seen_bucket(lm, h), tag = h >> FACT_BITS << FACT_BITS;
 	size_t w = 0;
@@ -100,8 +99,7 @@ emit_node(struct linkmat *lm, const char *url, size_t len, uint64_t h, char ev)
 	FILE *f = lm->nodes.in;
 	fputs_unlocked(lm->surt, f);
 	putc_unlocked('\t', f);
-	fwrite_unlocked(url, 1, len, f);
-	putc_unlocked('\t', f);
+	putc_unlocked(url[4] == 's' ? NODE_HTTPS : NODE_HTTP, f);
 	putc_unlocked(ev, f);
 	putc_unlocked('\n', f);
 }
@@ -137,7 +135,6 @@ canon_batch(void *job)
 			if (c == 0 && i > 0 && !r[-1].why &&
 			    strcmp(raw, bt->raw + r[-1].raw[0]) == 0) {
 				r->canon[0] = r[-1].canon[0];
-				r->len[0] = r[-1].len[0];
 				r->hash[0] = r[-1].hash[0];
 				continue;
 			}
@@ -152,7 +149,6 @@ canon_batch(void *job)
 			}
 			memcpy(bt->canon + bt->canon_len, url, n + 1);
 			r->canon[c] = (uint32_t)bt->canon_len;
-			r->len[c] = (uint16_t)n;
 			r->hash[c] = url_hash(url, n);
 			bt->canon_len += n + 1;
 		}
@@ -206,21 +202,21 @@ emit_batch(void *arg, void *job)
 				pages_reject_type(bt->t, bt->raw + r->raw[1]);
 				continue;
 			}
-			emit_node(lm, src, r->len[0], r->hash[0], (char)(EV_PAGE + r->type));
+			emit_node(lm, src, r->hash[0], (char)(EV_PAGE + r->type));
 			continue;
 		}
 		const char *dst = bt->canon + r->canon[1];
 		if (r->hint) {
-			emit_node(lm, dst, r->len[1], r->hash[1], r->xml ? EV_XML_TARGET : EV_TARGET);
+			emit_node(lm, dst, r->hash[1], r->xml ? EV_XML_TARGET : EV_TARGET);
 			lm->hint_rows++;
 			continue;
 		}
-		emit_node(lm, src, r->len[0], r->hash[0], EV_SOURCE);
+		emit_node(lm, src, r->hash[0], EV_SOURCE);
 		if (r->hash[0] == r->hash[1] && strcmp(src, dst) == 0) {
 			lm->self_links++;
 			continue;
 		}
-		emit_node(lm, dst, r->len[1], r->hash[1], r->xml ? EV_XML_TARGET : EV_TARGET);
+		emit_node(lm, dst, r->hash[1], r->xml ? EV_XML_TARGET : EV_TARGET);
 		uint8_t rec[16];
 		put64(rec, r->hash[1]);
 		put64(rec + 8, r->hash[0]);
