@@ -536,7 +536,7 @@ already_canonical(const char *s)
 	for (;; p++) {
 		char c = *p;
 		/* An A-label must be checked (reg_name). */
-		if (p == label && strncmp(p, "xn--", 4) == 0)
+		if (p == label && p[0] == 'x' && p[1] == 'n' && p[2] == '-' && p[3] == '-')
 			return false;
 		if ((c >= 'a' && c <= 'z') || c == '-')
 			number = false;

@@ -104,15 +104,16 @@ emit_node(struct linkmat *lm, const char *url, uint64_t h, char ev)
 	putc_unlocked('\n', f);
 }
 
+/* Copies column c of the current row to the batch. */
 static uint32_t
-batch_raw(struct batch *bt, const char *s)
+batch_raw(struct batch *bt, const struct tsv *t, size_t c)
 {
-	size_t n = strlen(s) + 1;
+	size_t n = t->len[c] + 1;
 	if (bt->raw_len + n > bt->raw_cap) {
 		bt->raw_cap = 2 * (bt->raw_len + n);
 		bt->raw = wa_realloc(bt->raw, bt->raw_cap);
 	}
-	memcpy(bt->raw + bt->raw_len, s, n);
+	memcpy(bt->raw + bt->raw_len, t->col[c], n);
 	uint32_t off = (uint32_t)bt->raw_len;
 	bt->raw_len += n;
 	return off;
@@ -246,14 +247,14 @@ read_input(struct linkmat *lm, const char *path, bool pages)
 		struct row *r = &bt->rows[bt->n++];
 		r->line = t->line;
 		if (pages) {
-			r->raw[0] = batch_raw(bt, t->col[PAGES_URL]);
-			r->raw[1] = batch_raw(bt, t->col[PAGES_TYPE]);
+			r->raw[0] = batch_raw(bt, t, PAGES_URL);
+			r->raw[1] = batch_raw(bt, t, PAGES_TYPE);
 			r->type = (int8_t)pages_type(t->col[PAGES_TYPE]);
 		} else {
 			struct link_row link;
 			links_row(t, &link);
-			r->raw[0] = batch_raw(bt, link.src);
-			r->raw[1] = batch_raw(bt, link.dst);
+			r->raw[0] = batch_raw(bt, t, LINKS_SRC);
+			r->raw[1] = batch_raw(bt, t, LINKS_DST);
 			r->xml = link.xml_target;
 			r->hint = link.hint;
 		}
