@@ -102,15 +102,20 @@ sorter_start(struct sorter *so, const char *what, uint64_t mem, unsigned paralle
 		argv[argc++] = "-u";
 	argv[argc] = NULL;
 
+	/* zstd's fastest level: half the processor time of its default
+	 * level for spills a tenth larger, which live only as long as the
+	 * sort. */
 	size_t nenv = 0;
 	while (environ[nenv])
 		nenv++;
-	char **env = wa_calloc(nenv + 2, sizeof *env);
+	char **env = wa_calloc(nenv + 3, sizeof *env);
 	size_t k = 0;
 	for (size_t i = 0; i < nenv; i++)
-		if (strncmp(environ[i], "LC_ALL=", 7) != 0)
+		if (strncmp(environ[i], "LC_ALL=", 7) != 0 &&
+		    strncmp(environ[i], "ZSTD_CLEVEL=", 12) != 0)
 			env[k++] = environ[i];
 	env[k++] = "LC_ALL=C";
+	env[k++] = "ZSTD_CLEVEL=1";
 	env[k] = NULL;
 
 	/* No signal between the spawn and the registration: a child is

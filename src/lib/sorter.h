@@ -1,5 +1,6 @@
 /* GNU sort(1) as a child process, fed through a pipe: LC_ALL=C sort -S
- * SIZE --parallel=N [-T DIR] [-u], with --compress-program=zstd when
+ * SIZE --parallel=N [-T DIR] [-u], with --compress-program=zstd (at its
+ * fastest level, ZSTD_CLEVEL=1) when
  * zstd is installed, the address space is not limited (ulimit -v) and
  * the budget holds the zstd processes twice over (they take 104 MiB of
  * it, sort -S the rest).
