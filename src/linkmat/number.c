@@ -294,7 +294,8 @@ linkmat_number(struct linkmat *lm)
 	struct old_nodes o;
 
 	lm->map = extsort_new("URL hashes", workdir_path(), 12, SHARE(lm, 1, 16), 0);
-	sorter_start(&lm->urls, "URLs", SHARE(lm, 1, 16), lm->nthreads,
+	/* On one thread, as the sort of the node lines (read.c). */
+	sorter_start(&lm->urls, "URLs", SHARE(lm, 1, 16), 1,
 	    workdir_path(), false, -1);
 	graph_writer_open(&lm->types, workdir_path(), "types", graph_file_kinds[GF_TYPES]);
 	if (lm->old_path) {

@@ -292,7 +292,10 @@ linkmat_read(struct linkmat *lm, char **files, int nfiles)
 	uint64_t group_bytes = (1u << FACT_BITS) * SEEN_WAYS * sizeof *lm->seen;
 	lm->seen_groups = SHARE(lm, 1, 8) / group_bytes ? SHARE(lm, 1, 8) / group_bytes : 1;
 	lm->seen = seen_alloc(lm, lm->seen_groups * (1u << FACT_BITS) * SEEN_WAYS);
-	sorter_start(&lm->nodes, "node lines", SHARE(lm, 1, 4), lm->nthreads, workdir_path(),
+	/* sort(1) on one thread: the tool's own threads keep the processors
+	 * busy while it reads, and a second thread costs sort a sixth more
+	 * processor time. */
+	sorter_start(&lm->nodes, "node lines", SHARE(lm, 1, 4), 1, workdir_path(),
 	    true, -1);
 
 	/* With one thread the main thread canonicalises itself. */
