@@ -124,7 +124,6 @@ static void
 canon_batch(void *job)
 {
 	struct batch *bt = job;
-	char url[URL_BUFSIZE];
 	bt->canon_len = 0;
 	size_t cols = bt->pages ? 1 : 2;
 	for (size_t i = 0; i < bt->n; i++) {
@@ -139,16 +138,17 @@ canon_batch(void *job)
 				r->hash[0] = r[-1].hash[0];
 				continue;
 			}
+			/* Canonicalised in place, in room for the longest URL. */
+			if (bt->canon_len + URL_BUFSIZE > bt->canon_cap) {
+				bt->canon_cap = 2 * (bt->canon_len + URL_BUFSIZE);
+				bt->canon = wa_realloc(bt->canon, bt->canon_cap);
+			}
+			char *url = bt->canon + bt->canon_len;
 			if (!url_canon(raw, url, &r->why)) {
 				r->bad = (uint8_t)c;
 				break;
 			}
 			size_t n = strlen(url);
-			if (bt->canon_len + n + 1 > bt->canon_cap) {
-				bt->canon_cap = 2 * (bt->canon_len + n + 1);
-				bt->canon = wa_realloc(bt->canon, bt->canon_cap);
-			}
-			memcpy(bt->canon + bt->canon_len, url, n + 1);
 			r->canon[c] = (uint32_t)bt->canon_len;
 			r->hash[c] = url_hash(url, n);
 			bt->canon_len += n + 1;
