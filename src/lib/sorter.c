@@ -54,6 +54,12 @@ sorter_start(struct sorter *so, const char *what, uint64_t mem, unsigned paralle
 	int in[2], out[2] = { -1, -1 };
 	if (pipe2(in, O_CLOEXEC) != 0 || (out_fd < 0 && pipe2(out, O_CLOEXEC) != 0))
 		wa_die_errno("pipe");
+	/* Pipes as large as the buffers that fill them, where the system
+	 * allows (pipe-max-size): a switch between the processes every
+	 * megabyte, not every 64K. */
+	fcntl(in[1], F_SETPIPE_SZ, PIPE_BUFFER);
+	if (out_fd < 0)
+		fcntl(out[1], F_SETPIPE_SZ, PIPE_BUFFER);
 	posix_spawn_file_actions_t fa;
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_adddup2(&fa, in[0], STDIN_FILENO);
