@@ -68,7 +68,9 @@ struct node_lines {
 	char *line;
 	size_t cap;
 	ssize_t len;		/* of the line read ahead, -1 at the end */
-	char surt[URL_BUFSIZE], url[URL_BUFSIZE];	/* of the current node */
+	/* Of the current node; a key of URL_MAX bytes would give back a URL
+	 * of up to 7 more, and no line is trusted to hold less. */
+	char surt[URL_BUFSIZE], url[URL_BUFSIZE + 7];
 	size_t surt_len, url_len;
 	struct evidence ev;
 	bool have;
