@@ -1,9 +1,12 @@
 /* GNU sort(1) as a child process, fed through a pipe: LC_ALL=C sort -S
- * SIZE --parallel=N [-T DIR] [-u], with --compress-program=zstd when
+ * SIZE --parallel=N [-T DIR] [-u], with --compress-program=zstd (at its
+ * fastest level, ZSTD_CLEVEL=1) when
  * zstd is installed, the address space is not limited (ulimit -v) and
  * the budget holds the zstd processes twice over (they take 104 MiB of
- * it, sort -S the rest).
- * Its output comes back through a pipe,
+ * it, sort -S the rest but for the queue).  The input goes through a
+ * queue, an eighth of that rest from 64 KiB to 16 MiB, that a thread of
+ * the caller writes to the pipe: the caller goes on writing while sort sorts a full buffer and
+ * reads nothing.  Its output comes back through a pipe,
  * or goes to a given file descriptor.  The child is registered with
  * workdir.h, which stops it if the process dies first. */
 #ifndef WA_SORTER_H

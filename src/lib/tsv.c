@@ -141,6 +141,7 @@ tsv_open(const char *path, size_t min_cols, size_t max_cols, unsigned flags)
 	p->buf = wa_malloc(p->cap);
 	p->col_cap = 8;
 	t->col = wa_calloc(p->col_cap, sizeof *t->col);
+	t->len = wa_calloc(p->col_cap, sizeof *t->len);
 	p->sorted_col = -1;
 	detect_gzip(t);
 	return t;
@@ -239,7 +240,7 @@ check_url_field(struct tsv *t, size_t i)
 	}
 	/* Eight bytes at a time (Mycroft's tests on a word); the offending
 	 * byte is looked for only on error. */
-	size_t n = strlen((const char *)s), k = 0;
+	size_t n = t->len[i], k = 0;
 	uint64_t bad = 0, high = 0, ones = 0x0101010101010101ULL, tops = ones << 7;
 	for (; k + 8 <= n; k += 8) {
 		uint64_t w, del;
@@ -284,7 +285,7 @@ check_order(struct tsv *t)
 {
 	struct tsv_private *p = t->p;
 	const char *key = t->col[p->sorted_col];
-	size_t len = strlen(key);
+	size_t len = t->len[p->sorted_col];
 	if (p->have_prev) {
 		size_t n = len < p->prev_len ? len : p->prev_len;
 		int c = memcmp(key, p->prev, n);
@@ -328,9 +329,11 @@ split_row(struct tsv *t, char *line, size_t len)
 		if (t->ncol == p->col_cap) {
 			p->col_cap *= 2;
 			t->col = wa_reallocarray(t->col, p->col_cap, sizeof *t->col);
+			t->len = wa_reallocarray(t->len, p->col_cap, sizeof *t->len);
 		}
-		t->col[t->ncol++] = f;
 		char *tab = memchr(f, '\t', (size_t)(line + len - f));
+		t->col[t->ncol] = f;
+		t->len[t->ncol++] = (size_t)((tab ? tab : line + len) - f);
 		if (!tab)
 			break;
 		*tab = '\0';
@@ -420,6 +423,7 @@ tsv_discard(struct tsv *t)
 	free(p->buf);
 	free(p->prev);
 	free(t->col);
+	free(t->len);
 	free(p);
 	free(t);
 }

@@ -27,6 +27,7 @@ struct tsv {
 	const char *name;	/* the path, or "stdin" */
 	uint64_t line;		/* current line number, from 1 */
 	char **col;		/* the current row */
+	size_t *len;		/* the lengths of its columns */
 	size_t ncol;
 	uint64_t rows;		/* rows returned so far */
 	uint64_t rejected;	/* rows skipped */

@@ -517,6 +517,13 @@ canonical_port(const char *p, bool https, const char **end)
 	return port != (https ? 443 : 80);
 }
 
+/* Whether the label at p is an A-label, which must be checked (reg_name). */
+static bool
+a_label(const char *p)
+{
+	return p[0] == 'x' && p[1] == 'n' && p[2] == '-' && p[3] == '-';
+}
+
 /* Whether the cleaned input s is canonical already, as most URLs of a
  * crawl are, so that canon() would return it unchanged: http or https; a
  * host of lower-case letters, digits, '-' and '.' in non-empty labels,
@@ -533,18 +540,20 @@ already_canonical(const char *s)
 		return false;
 	const char *label = p;
 	bool number = true;
+	if (a_label(label))
+		return false;
 	for (;; p++) {
 		char c = *p;
-		/* An A-label must be checked (reg_name). */
-		if (p == label && strncmp(p, "xn--", 4) == 0)
-			return false;
-		if ((c >= 'a' && c <= 'z') || c == '-')
+		if ((c >= 'a' && c <= 'z') || c == '-') {
 			number = false;
-		else if (c == '.' && p > label) {
+		} else if (c == '.' && p > label) {
 			label = p + 1;
 			number = true;
-		} else if (!(c >= '0' && c <= '9'))
+			if (a_label(label))
+				return false;
+		} else if (!(c >= '0' && c <= '9')) {
 			break;
+		}
 	}
 	/* A last label "0x..." may be a hexadecimal number, which makes the
 	 * host an IPv4 address ("0x7" is 0.0.0.7): libcurl tells. */
@@ -557,6 +566,9 @@ already_canonical(const char *s)
 	const char *seg = p + 1;
 	for (p++;; p++) {
 		unsigned char c = (unsigned char)*p;
+		/* Most bytes of a path; they stand as they are. */
+		if (is_alpha(c) || is_digit(c))
+			continue;
 		if (c == '/' || c == '?' || c == '\0') {
 			if (dot_segment(seg, p))
 				return false;

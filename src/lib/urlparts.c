@@ -26,11 +26,12 @@ url_is_ipv4(const char *h, size_t n)
 const char *
 url_after_scheme(const char *s)
 {
-	if (strncmp(s, "http://", 7) == 0)
-		return s + 7;
-	if (strncmp(s, "https://", 8) == 0)
-		return s + 8;
-	return NULL;
+	/* Byte by byte, not by calls of strncmp: every URL of a stream
+	 * comes here. */
+	if (s[0] != 'h' || s[1] != 't' || s[2] != 't' || s[3] != 'p')
+		return NULL;
+	size_t n = 4 + (s[4] == 's');
+	return s[n] == ':' && s[n + 1] == '/' && s[n + 2] == '/' ? s + n + 3 : NULL;
 }
 
 const char *
@@ -59,19 +60,27 @@ url_is_ip(const char *h, size_t n)
 	return h[0] == '[' || url_is_ipv4(h, n);
 }
 
-char *
-url_reversed_labels(const char *h, const char *e, char *d)
+/* The labels of [h, e), separated by from, in reverse order and joined by
+ * to; returns the end (not terminated). */
+static char *
+reverse_labels(const char *h, const char *e, char from, char to, char *d)
 {
 	for (const char *label_end = e; label_end > h;) {
 		const char *label = label_end;
-		while (label > h && label[-1] != '.')
+		while (label > h && label[-1] != from)
 			label--;
 		memcpy(d, label, (size_t)(label_end - label));
 		d += label_end - label;
-		*d++ = ',';
+		*d++ = to;
 		label_end = label - (label > h);
 	}
 	return d - 1;
+}
+
+char *
+url_reversed_labels(const char *h, const char *e, char *d)
+{
+	return reverse_labels(h, e, '.', ',', d);
 }
 
 bool
@@ -90,6 +99,25 @@ url_surt(const char *url, char *out)
 	*d++ = ')';
 	strcpy(d, e);	/* ":PORT", path and query */
 	return true;
+}
+
+size_t
+url_from_surt(const char *key, bool https, char *out)
+{
+	const char *e = strchr(key, ')');
+	if (!e || e == key)
+		return 0;
+	char *d = out + (https ? 8 : 7);
+	memcpy(out, https ? "https://" : "http://", (size_t)(d - out));
+	if (url_is_ip(key, (size_t)(e - key))) {
+		memcpy(d, key, (size_t)(e - key));
+		d += e - key;
+	} else {
+		d = reverse_labels(key, e, ',', '.', d);
+	}
+	size_t rest = strlen(e + 1);
+	memcpy(d, e + 1, rest + 1);
+	return (size_t)(d - out) + rest;
 }
 
 int

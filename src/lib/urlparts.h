@@ -40,6 +40,12 @@ char *url_reversed_labels(const char *h, const char *e, char *d);
 /* The SURT key of a canonical URL (url.h's URL_BUFSIZE bytes suffice);
  * false if url is not in canonical form. */
 bool url_surt(const char *url, char *out);
+/* The canonical URL whose SURT key is key and whose scheme is https or
+ * http, written to out: url_surt backwards, since the key holds all of a
+ * URL but its scheme.  key must be url_surt's key of a canonical URL,
+ * and out have room for the URL (url.h's URL_BUFSIZE bytes suffice).
+ * Returns the URL's length, 0 if key has no host. */
+size_t url_from_surt(const char *key, bool https, char *out);
 /* Orders (key, URL) pairs: keys first, then URLs, in byte order. */
 int url_surt_cmp(const char *key_a, const char *url_a, const char *key_b,
     const char *url_b);

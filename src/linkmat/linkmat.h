@@ -5,8 +5,7 @@
  * links are sorted, and by its id once the nodes are numbered:
  *
  *   read      links -> (hash src, hash dst) records, sorted externally;
- *             every URL -> a "SURT<TAB>URL<TAB>evidence" line for GNU sort
- *             (read.c)
+ *             every URL -> a node line for GNU sort (NODE_HTTP) (read.c)
  *   number    the sorted lines give the ids in order, the types, and the
  *             (hash, id) map; "URL<TAB>id" lines go to a second GNU sort
  *             (number.c)
@@ -152,6 +151,12 @@ enum {
 	EV_SOURCE = 's',	/* a link is on it: it was fetched */
 	EV_PAGE = '0',		/* '0' + type: a row of the pages stream */
 };
+
+/* A node line is "SURT<TAB>SE": the URL's SURT key, a letter for its
+ * scheme, and one of evidence.  The key and the scheme give back the URL
+ * (url_from_surt) in half the bytes of the URL for GNU sort to move, and
+ * the letters keep the order of (key, URL), where http comes first. */
+enum { NODE_HTTP = 'h', NODE_HTTPS = 's' };
 
 /* Records of the sorts, as little-endian integers whose most significant
  * (last) bytes are the key. */

@@ -62,26 +62,29 @@ node_type(const struct evidence *ev, int old_type, const char *url)
 	return page_not_document(url) ? PAGE_OTHER : PAGE_UNKNOWN;
 }
 
-/* The lines of the node sort, a URL at a time. */
+/* The lines of the node sort (NODE_HTTP), a URL at a time. */
 struct node_lines {
 	FILE *in;
 	char *line;
 	size_t cap;
 	ssize_t len;		/* of the line read ahead, -1 at the end */
-	char *key;		/* SURT, NUL, URL, NUL of the current node */
-	size_t key_cap, surt_len, url_len;
-	const char *surt, *url;
+	/* Of the current node; a key of URL_MAX bytes would give back a URL
+	 * of up to 7 more, and no line is trusted to hold less. */
+	char surt[URL_BUFSIZE], url[URL_BUFSIZE + 7];
+	size_t surt_len, url_len;
 	struct evidence ev;
 	bool have;
 };
 
-/* Splits a line "KEY<TAB>C\n" at its last tab; the key's length. */
+/* Checks a line "SURT<TAB>SE\n"; the length of its SURT key. */
 static size_t
 node_line_key(const struct node_lines *nl)
 {
-	if (nl->len < 4 || nl->line[nl->len - 1] != '\n' || nl->line[nl->len - 3] != '\t')
+	if (nl->len < 5 || nl->len - 4 > URL_MAX || nl->line[nl->len - 1] != '\n' ||
+	    nl->line[nl->len - 4] != '\t' ||
+	    (nl->line[nl->len - 3] != NODE_HTTP && nl->line[nl->len - 3] != NODE_HTTPS))
 		wa_die("internal error: bad node line from sort: %.200s", nl->line);
-	return (size_t)nl->len - 3;
+	return (size_t)nl->len - 4;
 }
 
 static void
@@ -91,29 +94,21 @@ node_lines_next(struct node_lines *nl)
 	if (!nl->have)
 		return;
 	size_t klen = node_line_key(nl);
-	if (klen + 1 > nl->key_cap) {
-		nl->key_cap = 2 * (klen + 1);
-		nl->key = wa_realloc(nl->key, nl->key_cap);
-	}
-	memcpy(nl->key, nl->line, klen);
-	nl->key[klen] = '\0';
-	char *tab = memchr(nl->key, '\t', klen);
-	if (!tab)
+	memcpy(nl->surt, nl->line, klen);
+	nl->surt[klen] = '\0';
+	nl->surt_len = klen;
+	nl->url_len = url_from_surt(nl->surt, nl->line[klen + 1] == NODE_HTTPS, nl->url);
+	if (nl->url_len == 0)
 		wa_die("internal error: bad node line from sort: %.200s", nl->line);
-	*tab = '\0';
-	nl->surt = nl->key;
-	nl->surt_len = (size_t)(tab - nl->key);
-	nl->url = tab + 1;
-	nl->url_len = klen - nl->surt_len - 1;
 	nl->ev = (struct evidence){ .type = -1 };
-	evidence_add(&nl->ev, nl->line[klen + 1]);
+	evidence_add(&nl->ev, nl->line[klen + 2]);
 	/* The lines of one URL differ only in their evidence. */
+	char scheme = nl->line[klen + 1];
 	while ((nl->len = getline(&nl->line, &nl->cap, nl->in)) >= 0) {
 		size_t k = node_line_key(nl);
-		if (k != klen || memcmp(nl->line, nl->surt, nl->surt_len) != 0 ||
-		    memcmp(nl->line + nl->surt_len + 1, nl->url, nl->url_len) != 0)
+		if (k != klen || nl->line[k + 1] != scheme || memcmp(nl->line, nl->surt, k) != 0)
 			break;
-		evidence_add(&nl->ev, nl->line[k + 1]);
+		evidence_add(&nl->ev, nl->line[k + 2]);
 	}
 }
 
@@ -301,7 +296,8 @@ linkmat_number(struct linkmat *lm)
 	struct old_nodes o;
 
 	lm->map = extsort_new("URL hashes", workdir_path(), 12, SHARE(lm, 1, 16), 0);
-	sorter_start(&lm->urls, "URLs", SHARE(lm, 1, 16), lm->nthreads,
+	/* On one thread, as the sort of the node lines (read.c). */
+	sorter_start(&lm->urls, "URLs", SHARE(lm, 1, 16), 1,
 	    workdir_path(), false, -1);
 	graph_writer_open(&lm->types, workdir_path(), "types", graph_file_kinds[GF_TYPES]);
 	if (lm->old_path) {
@@ -337,7 +333,6 @@ linkmat_number(struct linkmat *lm)
 	}
 	progress_end(&lm->pg);
 	free(nl.line);
-	free(nl.key);
 	sorter_finish(&lm->nodes);
 	if (lm->old_path) {
 		old_nodes_close(&o);

@@ -26,7 +26,6 @@ struct row {
 	uint64_t line;
 	uint32_t raw[2];	/* the fields, in the batch's raw bytes */
 	uint32_t canon[2];	/* canonical URLs, in the batch's canon bytes */
-	uint16_t len[2];
 	uint64_t hash[2];
 	const char *why;	/* why the URL in column bad + 1 is refused */
 	uint8_t bad;
@@ -82,7 +81,7 @@ seen_bucket(const struct linkmat *lm, uint64_t h)
 }
 
 static void
-emit_node(struct linkmat *lm, const char *url, size_t len, uint64_t h, char ev)
+emit_node(struct linkmat *lm, const char *url, uint64_t h, char ev)
 {
 	uint64_t *way = seen_bucket(lm, h), tag = h >> FACT_BITS << FACT_BITS;
 	size_t w = 0;
@@ -100,21 +99,21 @@ emit_node(struct linkmat *lm, const char *url, size_t len, uint64_t h, char ev)
 	FILE *f = lm->nodes.in;
 	fputs_unlocked(lm->surt, f);
 	putc_unlocked('\t', f);
-	fwrite_unlocked(url, 1, len, f);
-	putc_unlocked('\t', f);
+	putc_unlocked(url[4] == 's' ? NODE_HTTPS : NODE_HTTP, f);
 	putc_unlocked(ev, f);
 	putc_unlocked('\n', f);
 }
 
+/* Copies column c of the current row to the batch. */
 static uint32_t
-batch_raw(struct batch *bt, const char *s)
+batch_raw(struct batch *bt, const struct tsv *t, size_t c)
 {
-	size_t n = strlen(s) + 1;
+	size_t n = t->len[c] + 1;
 	if (bt->raw_len + n > bt->raw_cap) {
 		bt->raw_cap = 2 * (bt->raw_len + n);
 		bt->raw = wa_realloc(bt->raw, bt->raw_cap);
 	}
-	memcpy(bt->raw + bt->raw_len, s, n);
+	memcpy(bt->raw + bt->raw_len, t->col[c], n);
 	uint32_t off = (uint32_t)bt->raw_len;
 	bt->raw_len += n;
 	return off;
@@ -125,7 +124,6 @@ static void
 canon_batch(void *job)
 {
 	struct batch *bt = job;
-	char url[URL_BUFSIZE];
 	bt->canon_len = 0;
 	size_t cols = bt->pages ? 1 : 2;
 	for (size_t i = 0; i < bt->n; i++) {
@@ -137,22 +135,21 @@ canon_batch(void *job)
 			if (c == 0 && i > 0 && !r[-1].why &&
 			    strcmp(raw, bt->raw + r[-1].raw[0]) == 0) {
 				r->canon[0] = r[-1].canon[0];
-				r->len[0] = r[-1].len[0];
 				r->hash[0] = r[-1].hash[0];
 				continue;
 			}
+			/* Canonicalised in place, in room for the longest URL. */
+			if (bt->canon_len + URL_BUFSIZE > bt->canon_cap) {
+				bt->canon_cap = 2 * (bt->canon_len + URL_BUFSIZE);
+				bt->canon = wa_realloc(bt->canon, bt->canon_cap);
+			}
+			char *url = bt->canon + bt->canon_len;
 			if (!url_canon(raw, url, &r->why)) {
 				r->bad = (uint8_t)c;
 				break;
 			}
 			size_t n = strlen(url);
-			if (bt->canon_len + n + 1 > bt->canon_cap) {
-				bt->canon_cap = 2 * (bt->canon_len + n + 1);
-				bt->canon = wa_realloc(bt->canon, bt->canon_cap);
-			}
-			memcpy(bt->canon + bt->canon_len, url, n + 1);
 			r->canon[c] = (uint32_t)bt->canon_len;
-			r->len[c] = (uint16_t)n;
 			r->hash[c] = url_hash(url, n);
 			bt->canon_len += n + 1;
 		}
@@ -206,21 +203,21 @@ emit_batch(void *arg, void *job)
 				pages_reject_type(bt->t, bt->raw + r->raw[1]);
 				continue;
 			}
-			emit_node(lm, src, r->len[0], r->hash[0], (char)(EV_PAGE + r->type));
+			emit_node(lm, src, r->hash[0], (char)(EV_PAGE + r->type));
 			continue;
 		}
 		const char *dst = bt->canon + r->canon[1];
 		if (r->hint) {
-			emit_node(lm, dst, r->len[1], r->hash[1], r->xml ? EV_XML_TARGET : EV_TARGET);
+			emit_node(lm, dst, r->hash[1], r->xml ? EV_XML_TARGET : EV_TARGET);
 			lm->hint_rows++;
 			continue;
 		}
-		emit_node(lm, src, r->len[0], r->hash[0], EV_SOURCE);
+		emit_node(lm, src, r->hash[0], EV_SOURCE);
 		if (r->hash[0] == r->hash[1] && strcmp(src, dst) == 0) {
 			lm->self_links++;
 			continue;
 		}
-		emit_node(lm, dst, r->len[1], r->hash[1], r->xml ? EV_XML_TARGET : EV_TARGET);
+		emit_node(lm, dst, r->hash[1], r->xml ? EV_XML_TARGET : EV_TARGET);
 		uint8_t rec[16];
 		put64(rec, r->hash[1]);
 		put64(rec + 8, r->hash[0]);
@@ -250,14 +247,14 @@ read_input(struct linkmat *lm, const char *path, bool pages)
 		struct row *r = &bt->rows[bt->n++];
 		r->line = t->line;
 		if (pages) {
-			r->raw[0] = batch_raw(bt, t->col[PAGES_URL]);
-			r->raw[1] = batch_raw(bt, t->col[PAGES_TYPE]);
+			r->raw[0] = batch_raw(bt, t, PAGES_URL);
+			r->raw[1] = batch_raw(bt, t, PAGES_TYPE);
 			r->type = (int8_t)pages_type(t->col[PAGES_TYPE]);
 		} else {
 			struct link_row link;
 			links_row(t, &link);
-			r->raw[0] = batch_raw(bt, link.src);
-			r->raw[1] = batch_raw(bt, link.dst);
+			r->raw[0] = batch_raw(bt, t, LINKS_SRC);
+			r->raw[1] = batch_raw(bt, t, LINKS_DST);
 			r->xml = link.xml_target;
 			r->hint = link.hint;
 		}
@@ -295,7 +292,10 @@ linkmat_read(struct linkmat *lm, char **files, int nfiles)
 	uint64_t group_bytes = (1u << FACT_BITS) * SEEN_WAYS * sizeof *lm->seen;
 	lm->seen_groups = SHARE(lm, 1, 8) / group_bytes ? SHARE(lm, 1, 8) / group_bytes : 1;
 	lm->seen = seen_alloc(lm, lm->seen_groups * (1u << FACT_BITS) * SEEN_WAYS);
-	sorter_start(&lm->nodes, "node lines", SHARE(lm, 1, 4), lm->nthreads, workdir_path(),
+	/* sort(1) on one thread: the tool's own threads keep the processors
+	 * busy while it reads, and a second thread costs sort a sixth more
+	 * processor time. */
+	sorter_start(&lm->nodes, "node lines", SHARE(lm, 1, 4), 1, workdir_path(),
 	    true, -1);
 
 	/* With one thread the main thread canonicalises itself. */

@@ -575,6 +575,40 @@ test_pairs(const char *what, bool (*fn)(const char *, char *), const struct pair
 	}
 }
 
+/* url_from_surt undoes url_surt: on the keys above, and on the key of
+ * every canonical URL of the canonicalisation cases. */
+static void
+test_from_surt(void)
+{
+	char url[URL_BUFSIZE], key[URL_BUFSIZE], canon_url[URL_BUFSIZE];
+	for (size_t i = 0; i < sizeof surt_cases / sizeof surt_cases[0]; i++) {
+		if (!surt_cases[i].want)
+			continue;
+		bool https = strncmp(surt_cases[i].url, "https:", 6) == 0;
+		size_t n = url_from_surt(surt_cases[i].want, https, url);
+		is_str(n == strlen(url) ? url : NULL, surt_cases[i].url, "URL of the SURT key %s%s",
+		    surt_cases[i].want, https ? " and https" : "");
+	}
+	unsigned back = 0, total = 0;
+	const char *why;
+	for (size_t i = 0; i < sizeof canon_cases / sizeof canon_cases[0]; i++) {
+		if (!url_canon(canon_cases[i].in, canon_url, &why))
+			continue;
+		total++;
+		url[0] = '\0';
+		if (url_surt(canon_url, key) &&
+		    url_from_surt(key, canon_url[4] == 's', url) == strlen(canon_url) &&
+		    strcmp(url, canon_url) == 0)
+			back++;
+		else
+			diag("%s: its SURT key gives back %s", canon_url, url);
+	}
+	ok(back == total && total >= 50, "the SURT key and the scheme give back each of %u URLs",
+	    total);
+	ok(url_from_surt("no host", false, url) == 0 && url_from_surt(")/", true, url) == 0,
+	    "a key without a host gives no URL");
+}
+
 static void
 test_cdx_keys(void)
 {
@@ -788,6 +822,7 @@ main(void)
 	test_lengths();
 	test_resolve();
 	test_pairs("SURT key", url_surt, surt_cases, sizeof surt_cases / sizeof surt_cases[0]);
+	test_from_surt();
 	test_pairs("host", url_host, host_cases, sizeof host_cases / sizeof host_cases[0]);
 	test_pairs("registrable domain", url_registrable_domain, domain_cases,
 	    sizeof domain_cases / sizeof domain_cases[0]);
