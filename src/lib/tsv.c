@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -94,6 +95,28 @@ read_raw(struct tsv *t, void *dst, size_t n)
 	}
 }
 
+static bool
+gzip_magic(const unsigned char *b, size_t n)
+{
+	return n >= 2 && b[0] == 0x1f && b[1] == 0x8b;
+}
+
+uint64_t
+tsv_text_bytes(const char *path)
+{
+	struct stat st;
+	unsigned char magic[2];
+	if (!path || strcmp(path, "-") == 0)
+		return UINT64_MAX;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return UINT64_MAX;
+	ssize_t got = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ?
+	    pread(fd, magic, sizeof magic, 0) : -1;
+	close(fd);
+	return got < 0 || gzip_magic(magic, (size_t)got) ? UINT64_MAX : (uint64_t)st.st_size;
+}
+
 /* The first bytes decide between gzip and plain text. */
 static void
 detect_gzip(struct tsv *t)
@@ -103,7 +126,7 @@ detect_gzip(struct tsv *t)
 	size_t got = 0, r;
 	while (got < 2 && (r = read_raw(t, p->zin + got, ZIN_BLOCK - got)) > 0)
 		got += r;
-	if (got >= 2 && p->zin[0] == 0x1f && p->zin[1] == 0x8b) {
+	if (gzip_magic(p->zin, got)) {
 		p->gzip = true;
 		if (inflateInit2(&p->z, 15 + 32) != Z_OK)
 			wa_die("%s: cannot start zlib", t->name);

@@ -38,6 +38,10 @@ struct tsv {
  * max_cols 0 accepts any number of appended columns (man/wa-formats.5, "Text
  * streams": streams only grow at the end). */
 struct tsv *tsv_open(const char *path, size_t min_cols, size_t max_cols, unsigned flags);
+/* The bytes of text in the file at PATH, or UINT64_MAX when they are not
+ * known before reading it: standard input ("-" or NULL), a pipe, gzip,
+ * a file that cannot be opened (tsv_open says why). */
+uint64_t tsv_text_bytes(const char *path);
 void tsv_set_max_line(struct tsv *t, size_t bytes);
 /* Column col must be non-decreasing in byte order (strictly increasing if
  * unique), as LC_ALL=C sort -t TAB -k N,N leaves it. */

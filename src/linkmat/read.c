@@ -284,13 +284,31 @@ seen_alloc(struct linkmat *lm, size_t entries)
 	return p;
 }
 
+/* The filter's bytes: its share, but no more than the text of the input
+ * when that is known.  A URL takes 8 bytes of the filter and more of the
+ * text, and every page of the filter that a URL touches is zeroed by the
+ * system, which a small crawl's graph would otherwise spend its time on. */
+static uint64_t
+seen_share(const struct linkmat *lm, char **files, int nfiles)
+{
+	uint64_t text = lm->pages_path ? tsv_text_bytes(lm->pages_path) : 0;
+	if (nfiles == 0)
+		text = UINT64_MAX;
+	for (int i = 0; i < nfiles && text != UINT64_MAX; i++) {
+		uint64_t bytes = tsv_text_bytes(files[i]);
+		text = bytes == UINT64_MAX ? UINT64_MAX : text + bytes;
+	}
+	return text < SHARE(lm, 1, 8) ? text : SHARE(lm, 1, 8);
+}
+
 void
 linkmat_read(struct linkmat *lm, char **files, int nfiles)
 {
 	lm->by_src = extsort_new("links by source", workdir_path(), 16, SHARE(lm, 1, 2),
 	    big_sort(lm, EXTSORT_UNIQUE));
 	uint64_t group_bytes = (1u << FACT_BITS) * SEEN_WAYS * sizeof *lm->seen;
-	lm->seen_groups = SHARE(lm, 1, 8) / group_bytes ? SHARE(lm, 1, 8) / group_bytes : 1;
+	uint64_t share = seen_share(lm, files, nfiles);
+	lm->seen_groups = share / group_bytes ? share / group_bytes : 1;
 	lm->seen = seen_alloc(lm, lm->seen_groups * (1u << FACT_BITS) * SEEN_WAYS);
 	/* sort(1) on one thread: the tool's own threads keep the processors
 	 * busy while it reads, and a second thread costs sort a sixth more
