@@ -410,7 +410,9 @@ $(C)/next.tsv: $(C)/state.tsv $(C)/.settings-next
 	mv '$@.tmp' '$@'
 
 # The report: what the fetch found, the top pages, the rank residuals and
-# the plan's summary.
+# the plan's summary.  The top pages are kept as they come, by importance
+# and then URL, as sort -k2,2gr -k1,1 | head would give them without
+# sorting every page by strtold.
 $(C)/report.txt: $(C)/next.tsv $(C)/.settings-report
 	{ \
 	echo "cycle $(N)"; \
@@ -432,8 +434,14 @@ $(C)/report.txt: $(C)/next.tsv $(C)/.settings-report
 		echo "usefulness: none, no XML page: HTML pages weighed by importance"; \
 	fi; \
 	echo "top 10 by importance:"; \
-	sort -t '$(TAB)' -k2,2gr -k1,1 '$(C)/importance.tsv' | head -10 | \
-		awk -F '$(TAB)' '{ printf "  %.6f %s\n", $$2, $$1 }'; \
+	awk -F '$(TAB)' '{ v = $$2 + 0 } \
+		n == 10 && !(v > tv[10] || (v == tv[10] && $$1 < tu[10])) { next } \
+		{ i = n < 10 ? ++n : 10; \
+		  while (i > 1 && (v > tv[i - 1] || (v == tv[i - 1] && $$1 < tu[i - 1]))) { \
+			tv[i] = tv[i - 1]; tu[i] = tu[i - 1]; i-- } \
+		  tv[i] = v; tu[i] = $$1 } \
+		END { for (i = 1; i <= n; i++) printf "  %.6f %s\n", tv[i], tu[i] }' \
+		'$(C)/importance.tsv'; \
 	echo "rank residuals:"; \
 	sed -n 's/.*\(iteration [0-9]*\): \(.*\); [0-9.]* s$$/  \1 \2/p' \
 		'$(C)/rank.log'; \
