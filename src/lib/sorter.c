@@ -27,8 +27,9 @@
 #define ZSTD_MEMORY ((40u + ZSTD_BATCH * 8u) << 20)
 
 /* sort(1) reads nothing while it sorts a full buffer: the input waits in
- * a queue of an eighth of its memory, at most QUEUE_MAX, that a thread
- * writes to the pipe, so that the caller goes on meanwhile. */
+ * a queue of an eighth of its memory, at most QUEUE_MAX and none below
+ * QUEUE_MIN, that a thread writes to the pipe, so that the caller goes on
+ * meanwhile. */
 #define QUEUE_MAX (16u << 20)
 #define QUEUE_MIN (64u << 10)
 
@@ -216,9 +217,12 @@ sorter_start(struct sorter *so, const char *what, uint64_t mem, unsigned paralle
 	bool zstd = !as_limited && mem >= 2 * (uint64_t)ZSTD_MEMORY && on_path("zstd");
 	if (zstd)
 		mem -= ZSTD_MEMORY;
-	size_t queue = (size_t)(mem / 8 < QUEUE_MIN ? QUEUE_MIN : mem / 8 > QUEUE_MAX ? QUEUE_MAX :
-	    mem / 8);
-	mem = mem > queue ? mem - queue : 0;
+	/* A small budget keeps its memory for sort itself: a smaller buffer
+	 * would spill a file (and start a zstd) every few lines. */
+	size_t queue = (size_t)(mem / 8 > QUEUE_MAX ? QUEUE_MAX : mem / 8);
+	if (queue < QUEUE_MIN)
+		queue = 0;
+	mem -= queue;
 	char size[32], threads[32], batch[32];
 	snprintf(size, sizeof size, "%" PRIu64 "K", mem < 1024 ? 1 : mem >> 10);
 	snprintf(threads, sizeof threads, "--parallel=%u", parallel ? parallel : 1);
@@ -277,9 +281,9 @@ sorter_start(struct sorter *so, const char *what, uint64_t mem, unsigned paralle
 	if (out[1] >= 0)
 		close(out[1]);
 	so->what = what;
-	so->in = queue_open(in[1], queue);
+	so->in = queue ? queue_open(in[1], queue) : fdopen(in[1], "w");
 	so->out = out[0] >= 0 ? fdopen(out[0], "r") : NULL;
-	if (out[0] >= 0 && !so->out)
+	if (!so->in || (out[0] >= 0 && !so->out))
 		wa_die_errno("fdopen");
 	setvbuf(so->in, NULL, _IOFBF, PIPE_BUFFER);
 	if (so->out)
