@@ -164,10 +164,13 @@ wa-cdx: $tmp/one.warc.gz: 10 more records share a gzip member: not indexed" \
 
 # Damage.  A cut file: the records before the cut are indexed, the cut one
 # is reported at its member's offset; exit 1, -o not written, the old
-# index kept; with -k, -o holds the good records.
-size=$(wc -c <"$tmp/crawl1.warc.gz")
-head -c $((size / 2)) "$tmp/crawl1.warc.gz" >"$tmp/cut.warc.gz"
-awk -v h=$((size / 2)) '{ o = $0; sub(/.*"offset":"/, "", o); sub(/".*/, "", o)
+# index kept; with -k, -o holds the good records.  The cut falls inside the
+# middle record's member (half the file could fall between two members).
+cut=$(awk '{ o = $0; sub(/.*"offset":"/, "", o); sub(/".*/, "", o)
+	l = $0; sub(/.*"length":"/, "", l); sub(/".*/, "", l); print o + int(l / 2) }' \
+	"$tmp/crawl1.cdxj" | sort -n | awk '{ c[NR] = $0 } END { print c[int((NR + 1) / 2)] }')
+head -c "$cut" "$tmp/crawl1.warc.gz" >"$tmp/cut.warc.gz"
+awk -v h="$cut" '{ o = $0; sub(/.*"offset":"/, "", o); sub(/".*/, "", o)
 	l = $0; sub(/.*"length":"/, "", l); sub(/".*/, "", l) } o + l <= h' "$tmp/crawl1.cdxj" |
 	sed 's/"crawl1.warc.gz"/"cut.warc.gz"/' >"$tmp/cut.want"
 echo good >"$tmp/out.cdxj"
