@@ -69,20 +69,27 @@ ok() {
 	"$@" >"$tmp/stdout" 2>"$tmp/stderr"
 	rc=$?
 	t_result $rc "$msg"
-	[ $rc = 0 ] || { echo "#   command: $*"; echo "#   exit $rc"; sed 's/^/#   stderr: /' "$tmp/stderr" | head -20; }
+	[ $rc = 0 ] || t_diag_command "$rc" "$@"
+}
+
+# A failure's details go to standard error, which prove shows without -v.
+t_diag_command() {	# RC CMD...: the command of a failed check, its exit and stderr
+	d_rc=$1; shift
+	{ echo "#   command: $*"; echo "#   exit $d_rc"
+	  sed 's/^/#   stderr: /' "$tmp/stderr" | head -20; } >&2
 }
 
 is() {
 	if [ "$1" = "$2" ]; then t_result 0 "$3"; else
 		t_result 1 "$3"
-		printf '#   got:      %s\n#   expected: %s\n' "$1" "$2"
+		printf '#   got:      %s\n#   expected: %s\n' "$1" "$2" >&2
 	fi
 }
 
 like() {
 	if printf '%s\n' "$1" | grep -Eq -- "$2"; then t_result 0 "$3"; else
 		t_result 1 "$3"
-		printf '#   got:      %s\n#   expected to match: %s\n' "$1" "$2"
+		printf '#   got:      %s\n#   expected to match: %s\n' "$1" "$2" >&2
 	fi
 }
 
@@ -91,6 +98,7 @@ exits() {
 	"$@" >"$tmp/stdout" 2>"$tmp/stderr"
 	rc=$?
 	is "$rc" "$want" "$msg"
+	[ "$rc" = "$want" ] || t_diag_command "$rc" "$@"
 }
 
 same_file() {	# GOT WANT MSG; WANT - reads stdin
@@ -100,7 +108,7 @@ same_file() {	# GOT WANT MSG; WANT - reads stdin
 	fi
 	if cmp -s "$1" "$2"; then t_result 0 "$3"; else
 		t_result 1 "$3"
-		diff -u "$2" "$1" 2>&1 | head -30 | sed 's/^/#   /'
+		diff -u "$2" "$1" 2>&1 | head -30 | sed 's/^/#   /' >&2
 	fi
 }
 
@@ -122,7 +130,7 @@ tsv_near() {
 		}
 		END { if (!bad && (getline w < want) > 0) { print "missing line: " w; exit 1 } }' "$1")
 	t_result $? "$4"
-	[ -z "$out" ] || echo "#   $out"
+	[ -z "$out" ] || echo "#   $out" >&2
 }
 
 unit() {

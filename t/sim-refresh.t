@@ -25,7 +25,7 @@ near() {	# GOT WANT RELTOL MSG: |GOT/WANT - 1| <= RELTOL
 		t_result 0 "$4"
 	else
 		t_result 1 "$4"
-		printf '#   got:      %s\n#   expected: %s within %s relative\n' "$1" "$2" "$3"
+		printf '#   got:      %s\n#   expected: %s within %s relative\n' "$1" "$2" "$3" >&2
 	fi
 }
 
