@@ -114,7 +114,11 @@ else
 CHECK_BIN  = $(BINDIR)
 CHECK_UNIT = $(BUILD)/t
 endif
-PROVE_JOBS ?= 2
+# Tests spend much of their time waiting on servers, timeouts and delays:
+# two jobs a processor keep the processors busy; under valgrind, which is
+# all computing, one more job than processors.
+NPROC      := $(shell nproc 2>/dev/null || echo 1)
+PROVE_JOBS ?= $(if $(filter 1,$(VALGRIND)),$(shell echo $$(($(NPROC) + 1))),$(shell echo $$((2 * $(NPROC)))))
 # The longest test files first, so that the jobs end together: last in
 # name order, wa-pagerank.t alone took the final 4 minutes under valgrind.
 SLOW_TESTS = t/wa-pagerank.t t/wa-linkmat.t t/wa-invrank.t
