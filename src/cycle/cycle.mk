@@ -248,11 +248,9 @@ else
 		'$@.new' '$@.url' >'$@.seeds'
 	$(SCHEDULE) $(if $(wildcard $(P)/overrides.tsv),--overrides '$(P)/overrides.tsv') \
 		'$(P)/state.tsv' >'$@.sched'
-	cat '$@.sched' '$@.seeds' >'$@.tmp'
-	rm -f '$@.known' '$@.new' '$@.seeds' '$@.sched'
+	cat '$@.sched' '$@.seeds' >'$@.tmp' && rm -f '$@.known' '$@.new' '$@.seeds' '$@.sched'
 endif
-	rm -f '$@.url'
-	mv '$@.tmp' '$@'
+	rm -f '$@.url' && mv '$@.tmp' '$@'
 
 # The WARC files are renamed by wa-fetch when complete, the log after them:
 # a fetch killed before its log is renamed is run again from the start.
@@ -301,8 +299,7 @@ $(C)/links.tsv: $(C)/fetch.log $(C)/.settings-extract
 	fi
 	rm -f '$(C)'/.*-overlap*
 	$(if $(HINTS),$(gather_hints))
-	mv '$(C)/pages.tmp' '$(C)/pages.tsv'
-	mv '$@.tmp' '$@'
+	mv '$(C)/pages.tmp' '$(C)/pages.tsv' && mv '$@.tmp' '$@'
 
 # The observations of the fetch log extend the history (wa-formats(5));
 # types.tsv keeps the type of every page fetched, fetched.tsv the last
@@ -336,13 +333,9 @@ $(C)/history.tsv: $(C)/links.tsv $(C)/.settings-history
 		{ n[$$1] = $$3 ~ /$(SUCCESS)/ ? 0 : n[$$1] + 1 } \
 		END { for (u in n) if (n[u]) print u, n[u] }' '$(C)/tries.tmp' | \
 		sort -t '$(TAB)' -k1,1 >'$(C)/failures.tmp'
-	mv '$(C)/failures.tmp' '$(C)/failures.tsv'
-	rm -f '$(C)/tries.tmp'
-	mv '$(C)/types.tmp' '$(C)/types.tsv'
-	mv '$(C)/fetched.tmp' '$(C)/fetched.tsv'
-	mv '$(C)/access.tmp' '$(C)/access.tsv'
-	rm -f '$@.obs' '$(C)/types.new'
-	mv '$@.tmp' '$@'
+	mv '$(C)/failures.tmp' '$(C)/failures.tsv' && mv '$(C)/types.tmp' '$(C)/types.tsv' && \
+		mv '$(C)/fetched.tmp' '$(C)/fetched.tsv' && mv '$(C)/access.tmp' '$(C)/access.tsv' && \
+		rm -f '$(C)/tries.tmp' '$@.obs' '$(C)/types.new' && mv '$@.tmp' '$@'
 
 # wa-linkmat replaces the graph directory atomically.
 $(C)/graph: $(C)/history.tsv $(C)/.settings-graph
@@ -364,9 +357,8 @@ $(C)/importance.tsv: $(C)/graph $(C)/.settings-rank
 	$(call tool,invrank) -v $(RANK_FLAGS) \
 		$(if $(filter importance,$(USEFULNESS)),-I '$@.tmp') \
 		-o '$(C)/usefulness.tmp' '$<' 2>>'$(C)/rank.tmp' || { cat '$(C)/rank.tmp' >&2; exit 1; }
-	mv '$(C)/rank.tmp' '$(C)/rank.log'
-	mv '$(C)/usefulness.tmp' '$(C)/usefulness.tsv'
-	mv '$@.tmp' '$@'
+	mv '$(C)/rank.tmp' '$(C)/rank.log' && mv '$(C)/usefulness.tmp' '$(C)/usefulness.tsv' && \
+		mv '$@.tmp' '$@'
 
 # With SITEMAP_HINTS, the hints the extract step gathered; an extraction
 # spread over hosts by wa-dist brings none back, and they are then read
@@ -406,8 +398,7 @@ $(C)/next.tsv: $(C)/state.tsv $(C)/.settings-next
 	mv '$(C)/overrides.tmp' '$(C)/overrides.tsv'
 	$(SCHEDULE) --ahead $(T) --overrides '$(C)/overrides.tsv' \
 		--summary '$(C)/summary.tsv' --plan '$(C)/frequencies.tmp' '$<' >'$@.tmp'
-	mv '$(C)/frequencies.tmp' '$(C)/frequencies.tsv'
-	mv '$@.tmp' '$@'
+	mv '$(C)/frequencies.tmp' '$(C)/frequencies.tsv' && mv '$@.tmp' '$@'
 
 # The report: what the fetch found, the top pages, the rank residuals and
 # the plan's summary.  The top pages are kept as they come, by importance
