@@ -1,7 +1,7 @@
 # The shared test library: sourced by every t/*.t, it emits TAP.
 #
 #   ok MSG CMD...          passes when CMD exits 0
-#   is GOT WANT MSG        string equality, shows both on failure
+#   is GOT WANT MSG        string equality, shows both on failure (and returns 1)
 #   like GOT REGEX MSG     grep -E match
 #   exits CODE MSG CMD...  CMD exits with CODE; its stderr is left in $tmp/stderr
 #   same_file GOT WANT MSG byte equality, shows a diff on failure
@@ -83,6 +83,7 @@ is() {
 	if [ "$1" = "$2" ]; then t_result 0 "$3"; else
 		t_result 1 "$3"
 		printf '#   got:      %s\n#   expected: %s\n' "$1" "$2" >&2
+		return 1
 	fi
 }
 

@@ -238,7 +238,10 @@ sitemap 2027-01-16T10:00:00Z	# 1800093600: 1800000000 + 86400 + 7200
 ok "cycle 3 runs, a changed" run_cycle "$st" $now3
 c3=$st/cycle-3
 is "$(wc -l <"$c3/hints.tsv")" 3 "hints.tsv gathers the distinct rows of the cycles"
-is "$(grep -c "^http://sm.test:8080/a.html$T" "$c3/history.tsv")" 3 "a was fetched in every cycle"
+is "$(grep -c "^http://sm.test:8080/a.html$T" "$c3/history.tsv")" 3 "a was fetched in every cycle" ||
+	for f in "$st"/cycle-*/plan.tsv "$st"/cycle-*/fetch.log; do
+		grep -H "^http://sm.test:8080/a.html$T" "$f" | sed 's/^/#   /' >&2
+	done
 # a: intervals 1 (unchanged: the sitemap date is before its start, which
 # corroborates it) and 2 (changed at 1800093600): n = 2, X = 1, T = (t2 -
 # t1) + (t3 - 1800093600) in days, lambda = (0 - 1 / (2 ln(1/2))) / T.
