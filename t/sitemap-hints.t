@@ -214,6 +214,10 @@ sitemap() {	# LASTMOD-OF-A
 END
 }
 sitemap 2027-01-01T00:00:00Z	# 1798761600, before the first cycle
+# An old modification time: the sitemap rewritten in the same second would
+# keep nginx's Last-Modified and ETag (same second, same size), and the
+# third cycle's conditional request would get a 304.
+touch -d @1600000000 "$site/sitemap.xml"
 nginx_start sm "$(t_addr 5)" 8080 "$site" "ssi on;"
 printf '%s\n' http://sm.test:8080/sitemap.xml http://sm.test:8080/a.html \
 	http://sm.test:8080/b.html >"$tmp/seeds"
