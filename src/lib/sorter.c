@@ -134,7 +134,7 @@ queue_close(void *cookie)
 
 /* A stream into the pipe fd through a queue of cap bytes. */
 static FILE *
-queue_open(int fd, size_t cap)
+queue_open(int fd, size_t cap, struct sorter_queue **queue)
 {
 	struct sorter_queue *q = wa_calloc(1, sizeof *q);
 	pthread_mutex_init(&q->mu, NULL);
@@ -151,6 +151,7 @@ queue_open(int fd, size_t cap)
 	    .close = queue_close });
 	if (!f)
 		wa_die_errno("fopencookie");
+	*queue = q;
 	return f;
 }
 
@@ -281,7 +282,8 @@ sorter_start(struct sorter *so, const char *what, uint64_t mem, unsigned paralle
 	if (out[1] >= 0)
 		close(out[1]);
 	so->what = what;
-	so->in = queue ? queue_open(in[1], queue) : fdopen(in[1], "w");
+	so->queue = NULL;
+	so->in = queue ? queue_open(in[1], queue, &so->queue) : fdopen(in[1], "w");
 	so->out = out[0] >= 0 ? fdopen(out[0], "r") : NULL;
 	if (!so->in || (out[0] >= 0 && !so->out))
 		wa_die_errno("fdopen");
@@ -310,6 +312,7 @@ sorter_close_input(struct sorter *so)
 {
 	bool failed = fclose(so->in) != 0;
 	so->in = NULL;
+	so->queue = NULL;
 	if (failed) {
 		sorter_wait(so);
 		wa_die("sort of the %s stopped reading its input", so->what);

@@ -21,6 +21,11 @@ struct sorter {
 	const char *what;	/* for messages: "sort of the WHAT failed" */
 	pid_t pid;
 	FILE *in, *out;		/* out is NULL when the output goes to a descriptor */
+	/* The queue behind in, or NULL; in frees it when closed.  Held here
+	 * too, so that LeakSanitizer finds it from the caller's stack when
+	 * the process dies with the queue's thread writing: it did not always
+	 * find it through the stream. */
+	struct sorter_queue *queue;
 };
 
 /* mem: bytes for -S; dir: -T, or NULL; out_fd: -1 for a pipe back. */
