@@ -129,6 +129,32 @@ insertion_sort(uint8_t *a, size_t n, size_t rb)
 	}
 }
 
+/* A bit for each byte of the records, set if the byte is not the same in
+ * all n records of x.  Counting the values of a byte that never changes
+ * would cost a pass, each count waiting for the one before. */
+static inline __attribute__((always_inline)) uint32_t
+varying_bytes(const uint8_t *x, size_t n, size_t rb)
+{
+	uint64_t lo0 = 0, hi0 = 0, lo = 0, hi = 0, a = 0, b = 0;
+	size_t lo_bytes = rb < 8 ? rb : 8;
+	memcpy(&lo0, x, lo_bytes);
+	if (rb > 8)
+		memcpy(&hi0, x + 8, rb - 8);
+	for (size_t i = 1; i < n; i++) {
+		memcpy(&a, x + i * rb, lo_bytes);
+		lo |= a ^ lo0;
+		if (rb > 8) {
+			memcpy(&b, x + i * rb + 8, rb - 8);
+			hi |= b ^ hi0;
+		}
+	}
+	uint32_t mask = 0;
+	for (size_t k = 0; k < 8; k++)
+		mask |= (uint32_t)((lo >> 8 * k & 0xff) != 0) << k |
+		    (uint32_t)((hi >> 8 * k & 0xff) != 0) << (k + 8);
+	return mask;
+}
+
 /* A level of the MSD radix sort of the n records of x, on bytes [0, *top],
  * the higher ones being equal in every record: finds the most significant
  * of those bytes that varies, counts its values in count and scatters x
@@ -137,16 +163,13 @@ insertion_sort(uint8_t *a, size_t n, size_t rb)
 static inline __attribute__((always_inline)) bool
 msd_scatter(const uint8_t *x, uint8_t *y, size_t n, size_t rb, size_t *top, size_t count[256])
 {
-	for (;;) {
-		memset(count, 0, 256 * sizeof *count);
-		for (size_t i = 0; i < n; i++)
-			count[x[i * rb + *top]]++;
-		if (count[x[*top]] != n)
-			break;
-		if (*top == 0)
-			return true;
-		(*top)--;
-	}
+	uint32_t vary = varying_bytes(x, n, rb) & ((2u << *top) - 1);
+	if (vary == 0)
+		return true;
+	*top = 31 - (size_t)__builtin_clz(vary);
+	memset(count, 0, 256 * sizeof *count);
+	for (size_t i = 0; i < n; i++)
+		count[x[i * rb + *top]]++;
 	size_t off[256], sum = 0;
 	for (int v = 0; v < 256; v++) {
 		off[v] = sum;
@@ -182,6 +205,11 @@ msd_buckets(uint8_t *x, uint8_t *y, size_t rb, size_t top, bool into_y,
 	}
 }
 
+/* Up to this many records, the buckets of a level hold a few records
+ * each: one insertion sort of the whole finishes them, rather than a
+ * level for each. */
+#define RADIX_LAST_LEVEL 4096
+
 /* MSD radix sort, a byte a level from the most significant one that
  * varies: random keys take a few levels, not one pass a byte, and past the
  * first two levels a bucket is in the cache. */
@@ -193,7 +221,13 @@ msd_sort(uint8_t *x, uint8_t *y, size_t n, size_t rb, size_t top, bool into_y,
 	if (n < RADIX_SMALL) {
 		insertion_sort(x, n, rb);
 	} else if (!msd_scatter(x, y, n, rb, &top, count)) {
-		msd_buckets(x, y, rb, top, into_y, count, 0, 256, sort_bucket);
+		if (n > RADIX_LAST_LEVEL || top == 0) {
+			msd_buckets(x, y, rb, top, into_y, count, 0, 256, sort_bucket);
+			return;
+		}
+		insertion_sort(y, n, rb);
+		if (!into_y)
+			memcpy(x, y, n * rb);
 		return;
 	}
 	if (into_y)
@@ -211,72 +245,116 @@ MSD_SORT_OF_SIZE(8)
 MSD_SORT_OF_SIZE(12)
 MSD_SORT_OF_SIZE(16)
 
+static void
+msd_sort_of_size(uint8_t *x, uint8_t *y, size_t n, size_t rb, size_t top, bool into_y)
+{
+	switch (rb) {
+	case 4: msd_sort4(x, y, n, top, into_y); break;
+	case 8: msd_sort8(x, y, n, top, into_y); break;
+	case 12: msd_sort12(x, y, n, top, into_y); break;
+	default: msd_sort16(x, y, n, top, into_y); break;
+	}
+}
+
 /* Sorts the n records of a, with tmp as scratch of the same size. */
 static void
 radix_sort(uint8_t *a, uint8_t *tmp, size_t n, size_t rb)
 {
-	switch (rb) {
-	case 4: msd_sort4(a, tmp, n, 3, false); break;
-	case 8: msd_sort8(a, tmp, n, 7, false); break;
-	case 12: msd_sort12(a, tmp, n, 11, false); break;
-	default: msd_sort16(a, tmp, n, 15, false); break;
-	}
+	msd_sort_of_size(a, tmp, n, rb, rb - 1, false);
 }
 
-/* Half of the buckets of the first level, for a second thread. */
+/* Buckets [from, to) of a level but skip, for a second thread: after the
+ * scatter of x into y, sorted so that they end in y if into_y, else in x. */
 struct bucket_range {
-	uint8_t *a, *tmp;
+	uint8_t *x, *y;
 	size_t rb, top;
+	bool into_y;
 	const size_t *count;
-	int from, to;
+	int from, to, skip;
 };
+
+static void
+sort_buckets(const struct bucket_range *h, int from, int to)
+{
+	switch (h->rb) {
+	case 4: msd_buckets(h->x, h->y, 4, h->top, h->into_y, h->count, from, to, msd_sort4); break;
+	case 8: msd_buckets(h->x, h->y, 8, h->top, h->into_y, h->count, from, to, msd_sort8); break;
+	case 12: msd_buckets(h->x, h->y, 12, h->top, h->into_y, h->count, from, to, msd_sort12); break;
+	default: msd_buckets(h->x, h->y, 16, h->top, h->into_y, h->count, from, to, msd_sort16); break;
+	}
+}
 
 static void *
 sort_bucket_range(void *arg)
 {
 	const struct bucket_range *h = arg;
-	switch (h->rb) {
-	case 4: msd_buckets(h->a, h->tmp, 4, h->top, false, h->count, h->from, h->to, msd_sort4); break;
-	case 8: msd_buckets(h->a, h->tmp, 8, h->top, false, h->count, h->from, h->to, msd_sort8); break;
-	case 12: msd_buckets(h->a, h->tmp, 12, h->top, false, h->count, h->from, h->to, msd_sort12); break;
-	default: msd_buckets(h->a, h->tmp, 16, h->top, false, h->count, h->from, h->to, msd_sort16); break;
+	if (h->skip >= h->from && h->skip < h->to) {
+		sort_buckets(h, h->from, h->skip);
+		sort_buckets(h, h->skip + 1, h->to);
+	} else {
+		sort_buckets(h, h->from, h->to);
 	}
 	return NULL;
 }
 
-/* radix_sort on two threads, the caller's and another, when the caller
- * waits for the result: the first level splits the records, each thread
- * sorts about half of its buckets. */
+/* msd_sort on two threads, the caller's and another: a level splits the
+ * records, and each thread sorts about half of its buckets.  When one
+ * bucket holds most records (the same high bytes in most keys), the other
+ * thread takes the others, and this one splits that bucket again. */
 static void
-radix_sort_2(uint8_t *a, uint8_t *tmp, size_t n, size_t rb)
+msd_sort_2(uint8_t *x, uint8_t *y, size_t n, size_t rb, size_t top, bool into_y)
 {
-	size_t count[256], top = rb - 1;
+	size_t count[256];
 	if (n < PARALLEL_SORT_MIN) {
-		radix_sort(a, tmp, n, rb);
+		msd_sort_of_size(x, y, n, rb, top, into_y);
 		return;
 	}
 	bool sorted;
 	switch (rb) {
-	case 4: sorted = msd_scatter(a, tmp, n, 4, &top, count); break;
-	case 8: sorted = msd_scatter(a, tmp, n, 8, &top, count); break;
-	case 12: sorted = msd_scatter(a, tmp, n, 12, &top, count); break;
-	default: sorted = msd_scatter(a, tmp, n, 16, &top, count); break;
+	case 4: sorted = msd_scatter(x, y, n, 4, &top, count); break;
+	case 8: sorted = msd_scatter(x, y, n, 8, &top, count); break;
+	case 12: sorted = msd_scatter(x, y, n, 12, &top, count); break;
+	default: sorted = msd_scatter(x, y, n, 16, &top, count); break;
 	}
-	if (sorted)
+	if (sorted) {
+		if (into_y)
+			memcpy(y, x, n * rb);
 		return;
-	int mid = 0;
-	for (size_t below = 0; mid < 256 && below + count[mid] <= n / 2; mid++)
-		below += count[mid];
-	struct bucket_range lo = { a, tmp, rb, top, count, 0, mid }, hi = lo;
-	hi.from = mid;
-	hi.to = 256;
+	}
+	int big = 0;
+	for (int v = 1; v < 256; v++)
+		if (count[v] > count[big])
+			big = v;
+	struct bucket_range lo = { x, y, rb, top, into_y, count, 0, 256, 256 }, hi = lo;
 	pthread_t helper;
-	bool two = wa_thread_start(&helper, sort_bucket_range, &hi) == 0;
-	sort_bucket_range(&lo);
+	bool two;
+	if (count[big] > n / 2 && top > 0) {
+		hi.skip = big;
+		two = wa_thread_start(&helper, sort_bucket_range, &hi) == 0;
+		size_t first = 0;
+		for (int v = 0; v < big; v++)
+			first += count[v] * rb;
+		msd_sort_2(y + first, x + first, count[big], rb, top - 1, !into_y);
+	} else {
+		int mid = 0;
+		for (size_t below = 0; mid < 256 && below + count[mid] <= n / 2; mid++)
+			below += count[mid];
+		lo.to = mid;
+		hi.from = mid;
+		two = wa_thread_start(&helper, sort_bucket_range, &hi) == 0;
+		sort_bucket_range(&lo);
+	}
 	if (two)
 		pthread_join(helper, NULL);
 	else
 		sort_bucket_range(&hi);
+}
+
+/* radix_sort on two threads, when the caller waits for the result. */
+static void
+radix_sort_2(uint8_t *a, uint8_t *tmp, size_t n, size_t rb)
+{
+	msd_sort_2(a, tmp, n, rb, rb - 1, false);
 }
 
 struct extsort *
@@ -326,7 +404,7 @@ dedup(uint8_t *a, size_t n, size_t rb)
 		return 0;
 	size_t j = 1;
 	for (size_t i = 1; i < n; i++)
-		if (memcmp(a + i * rb, a + (j - 1) * rb, rb) != 0)
+		if (rec_cmp(a + i * rb, a + (j - 1) * rb, rb) != 0)
 			memmove(a + j++ * rb, a + i * rb, rb);
 	return j;
 }
