@@ -144,6 +144,27 @@ like "$(cat stderr)" "^tsv-dump: cut.gz: truncated gzip data at byte 1000$" "the
 exits 1 "corrupt gzip data is an error" "$dump" bad.gz
 like "$(cat stderr)" "^tsv-dump: bad.gz: corrupt gzip data near byte [0-9]+: " "the message says corrupt and where"
 
+# Blocks of lines split on their own (tsv_next_block, tsv_split), as
+# wa-linkmat's threads read: the same rows, messages and status as
+# tsv_next, whatever the size of the blocks.
+for args in "-c 2 plain.tsv" "-c 2 plain.tsv.gz" "-c 2 multi.gz" "-c 2 nonl.tsv" \
+    "empty.tsv" "-c 2 -C 2 cols.tsv" "-c 2 cols.tsv" "-c 2 bytes.tsv" "-u 1 urls.tsv" \
+    "-S -u 1 urls.tsv" "-u 1 pos.tsv" "-c 2 many.tsv" "-c 2 -l 100 long.tsv" \
+    "-c 2 huge.tsv" "-c 2 big.tsv" "-c 2 big.tsv.gz" "cut.gz" "bad.gz"; do
+	# shellcheck disable=SC2086
+	"$dump" $args >want.out 2>want.err
+	want=$?
+	diffs=
+	for b in 1 7 100 65536; do
+		# shellcheck disable=SC2086
+		"$dump" -b $b $args >got.out 2>got.err
+		got=$?
+		{ [ $got = $want ] && cmp -s got.out want.out && cmp -s got.err want.err; } ||
+			diffs="$diffs $b"
+	done
+	is "$diffs" "" "blocks of lines: $args as tsv_next reads it"
+done
+
 exits 1 "a missing file is an error" "$dump" nosuch.tsv
 is "$(cat stderr)" "tsv-dump: nosuch.tsv: No such file or directory" "it names the file"
 

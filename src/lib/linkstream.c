@@ -20,11 +20,11 @@ ends_with(const char *s, const char *suffix)
 }
 
 void
-links_row(const struct tsv *t, struct link_row *row)
+links_row(char *const *col, size_t ncol, struct link_row *row)
 {
-	const char *how = t->ncol > LINKS_HOW ? t->col[LINKS_HOW] : NULL;
-	row->src = t->col[LINKS_SRC];
-	row->dst = t->col[LINKS_DST];
+	const char *how = ncol > LINKS_HOW ? col[LINKS_HOW] : NULL;
+	row->src = col[LINKS_SRC];
+	row->dst = col[LINKS_DST];
 	row->xml_target = how && ends_with(how, LINKS_XML_SUFFIX);
 	row->hint = how && strncmp(how, LINKS_HOW_SITEMAP, strlen(LINKS_HOW_SITEMAP)) == 0;
 }

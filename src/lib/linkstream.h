@@ -38,9 +38,9 @@ struct link_row {
 /* Opens path (stdin if NULL or "-") as a links stream whose src and dst
  * must be URLs (tsv_check_url); flags are those of tsv_open. */
 struct tsv *links_open(const char *path, unsigned flags);
-/* The current row of t, a stream of at least LINKS_MIN_COLUMNS columns,
- * into row. */
-void links_row(const struct tsv *t, struct link_row *row);
+/* A row of a links stream, its ncol columns (at least LINKS_MIN_COLUMNS)
+ * as a tsv reader split them, into row. */
+void links_row(char *const *col, size_t ncol, struct link_row *row);
 /* Rejects the current row of t, whose URL url in column col (LINKS_SRC or
  * LINKS_DST) cannot be made canonical for the reason why (url_canon):
  * "source: WHY: URL" or "destination: WHY: URL", the URL cut at 200

@@ -27,7 +27,8 @@ struct tsv_private {
 	size_t cap, start, end, scanned;
 	bool skipping;			/* inside an over-long line */
 
-	size_t min_cols, max_cols, max_line, col_cap;
+	size_t min_cols, max_cols, max_line;
+	struct tsv_row row;		/* the current row's columns */
 	unsigned flags;
 
 	long sorted_col;
@@ -162,12 +163,17 @@ tsv_open(const char *path, size_t min_cols, size_t max_cols, unsigned flags)
 	p->max_line = TSV_MAX_LINE_DEFAULT;
 	p->cap = READ_BLOCK;
 	p->buf = wa_malloc(p->cap);
-	p->col_cap = 8;
-	t->col = wa_calloc(p->col_cap, sizeof *t->col);
-	t->len = wa_calloc(p->col_cap, sizeof *t->len);
 	p->sorted_col = -1;
 	detect_gzip(t);
 	return t;
+}
+
+void
+tsv_row_free(struct tsv_row *row)
+{
+	free(row->col);
+	free(row->len);
+	*row = (struct tsv_row){ 0 };
 }
 
 void
@@ -253,17 +259,18 @@ fill(struct tsv *t)
 	}
 }
 
+/* Whether column i of row is a URL; if not, why. */
 static bool
-check_url_field(struct tsv *t, size_t i)
+check_url_field(const struct tsv_row *row, size_t i, char *why)
 {
-	const unsigned char *s = (const unsigned char *)t->col[i];
+	const unsigned char *s = (const unsigned char *)row->col[i];
 	if (!*s) {
-		tsv_reject(t, "empty URL in column %zu", i + 1);
+		snprintf(why, TSV_WHY_SIZE, "empty URL in column %zu", i + 1);
 		return false;
 	}
 	/* Eight bytes at a time (Mycroft's tests on a word); the offending
 	 * byte is looked for only on error. */
-	size_t n = t->len[i], k = 0;
+	size_t n = row->len[i], k = 0;
 	uint64_t bad = 0, high = 0, ones = 0x0101010101010101ULL, tops = ones << 7;
 	for (; k + 8 <= n; k += 8) {
 		uint64_t w, del;
@@ -281,13 +288,14 @@ check_url_field(struct tsv *t, size_t i)
 		k = 0;
 		while (s[k] > 0x20 && s[k] != 0x7f)
 			k++;
-		tsv_reject(t, "URL in column %zu has a space or control byte at offset %zu",
-		    i + 1, k);
+		snprintf(why, TSV_WHY_SIZE,
+		    "URL in column %zu has a space or control byte at offset %zu", i + 1, k);
 		return false;
 	}
 	long at = high & 0x8080808080808080ULL ? utf8_invalid_at((const char *)s, n) : -1;
 	if (at >= 0) {
-		tsv_reject(t, "URL in column %zu has invalid UTF-8 at offset %ld", i + 1, at);
+		snprintf(why, TSV_WHY_SIZE, "URL in column %zu has invalid UTF-8 at offset %ld",
+		    i + 1, at);
 		return false;
 	}
 	/* An absolute URL starts with its scheme (RFC 3986, section 3.1):
@@ -297,7 +305,7 @@ check_url_field(struct tsv *t, size_t i)
 	    s[scheme] == '-' || s[scheme] == '.')
 		scheme++;
 	if (!is_alpha(*s) || s[scheme] != ':') {
-		tsv_reject(t, "not a URL in column %zu (no scheme): %.80s", i + 1, s);
+		snprintf(why, TSV_WHY_SIZE, "not a URL in column %zu (no scheme): %.80s", i + 1, s);
 		return false;
 	}
 	return true;
@@ -329,60 +337,125 @@ check_order(struct tsv *t)
 	p->have_prev = true;
 }
 
-/* Splits line[0..len) into fields; false if the row was rejected. */
-static bool
-split_row(struct tsv *t, char *line, size_t len)
+const char *
+tsv_split(const struct tsv *t, char *line, size_t len, struct tsv_row *row,
+    char why[TSV_WHY_SIZE])
 {
-	struct tsv_private *p = t->p;
-	if (len == 0) {
-		tsv_reject(t, "empty line");
-		return false;
+	const struct tsv_private *p = t->p;
+	if (len > p->max_line) {
+		snprintf(why, TSV_WHY_SIZE, "line longer than %zu bytes", p->max_line);
+		return why;
 	}
-	if (memchr(line, '\0', len)) {
-		tsv_reject(t, "NUL byte at offset %td", (char *)memchr(line, '\0', len) - line);
-		return false;
+	if (len == 0)
+		return "empty line";
+	const char *nul = memchr(line, '\0', len);
+	if (nul) {
+		snprintf(why, TSV_WHY_SIZE, "NUL byte at offset %td", nul - line);
+		return why;
 	}
-	if (line[len - 1] == '\r') {
-		tsv_reject(t, "CR LF line end (lines end in \\n only)");
-		return false;
-	}
+	if (line[len - 1] == '\r')
+		return "CR LF line end (lines end in \\n only)";
 	line[len] = '\0';
-	t->ncol = 0;
+	row->ncol = 0;
 	for (char *f = line;;) {
-		if (t->ncol == p->col_cap) {
-			p->col_cap *= 2;
-			t->col = wa_reallocarray(t->col, p->col_cap, sizeof *t->col);
-			t->len = wa_reallocarray(t->len, p->col_cap, sizeof *t->len);
+		if (row->ncol == row->cap) {
+			row->cap = row->cap ? 2 * row->cap : 8;
+			row->col = wa_reallocarray(row->col, row->cap, sizeof *row->col);
+			row->len = wa_reallocarray(row->len, row->cap, sizeof *row->len);
 		}
 		char *tab = memchr(f, '\t', (size_t)(line + len - f));
-		t->col[t->ncol] = f;
-		t->len[t->ncol++] = (size_t)((tab ? tab : line + len) - f);
+		row->col[row->ncol] = f;
+		row->len[row->ncol++] = (size_t)((tab ? tab : line + len) - f);
 		if (!tab)
 			break;
 		*tab = '\0';
 		f = tab + 1;
 	}
-	if (t->ncol < p->min_cols || (p->max_cols && t->ncol > p->max_cols)) {
-		const char *plural = t->ncol == 1 ? "" : "s";
+	size_t n = row->ncol;
+	if (n < p->min_cols || (p->max_cols && n > p->max_cols)) {
+		const char *plural = n == 1 ? "" : "s";
 		if (p->min_cols == p->max_cols)
-			tsv_reject(t, "found %zu column%s, expected %zu", t->ncol, plural,
+			snprintf(why, TSV_WHY_SIZE, "found %zu column%s, expected %zu", n, plural,
 			    p->min_cols);
-		else if (t->ncol < p->min_cols)
-			tsv_reject(t, "found %zu column%s, expected at least %zu", t->ncol,
+		else if (n < p->min_cols)
+			snprintf(why, TSV_WHY_SIZE, "found %zu column%s, expected at least %zu", n,
 			    plural, p->min_cols);
 		else
-			tsv_reject(t, "found %zu column%s, expected at most %zu", t->ncol,
+			snprintf(why, TSV_WHY_SIZE, "found %zu column%s, expected at most %zu", n,
 			    plural, p->max_cols);
-		return false;
+		return why;
 	}
 	for (uint64_t m = p->url_cols; m; m &= m - 1) {
 		size_t i = (size_t)__builtin_ctzll(m);
-		if (i < t->ncol && !check_url_field(t, i))
-			return false;
+		if (i < n && !check_url_field(row, i, why))
+			return why;
+	}
+	return NULL;
+}
+
+/* Splits line[0..len) into fields; false if the row was rejected. */
+static bool
+split_row(struct tsv *t, char *line, size_t len)
+{
+	struct tsv_private *p = t->p;
+	char why[TSV_WHY_SIZE];
+	const char *bad = tsv_split(t, line, len, &p->row, why);
+	t->col = p->row.col;
+	t->len = p->row.len;
+	t->ncol = p->row.ncol;
+	if (bad) {
+		tsv_reject(t, "%s", bad);
+		return false;
 	}
 	if (p->sorted_col >= 0)
 		check_order(t);
 	return true;
+}
+
+bool
+tsv_next_block(struct tsv *t, size_t want, struct tsv_block *b)
+{
+	struct tsv_private *p = t->p;
+	if (p->sorted_col >= 0)
+		wa_die("internal error: %s: blocks of a sorted stream", t->name);
+	for (;;) {
+		size_t avail = p->end - p->start;
+		char *base = p->buf + p->start;
+		if (avail == 0 && p->eof)
+			return false;
+		if (p->skipping) {
+			/* The rest of a line too long to hold, up to its end. */
+			char *nl = memchr(base, '\n', avail);
+			if (!nl && !p->eof) {
+				p->start = p->scanned = p->end;
+				fill(t);
+				continue;
+			}
+			p->start = nl ? (size_t)(nl + 1 - p->buf) : p->end;
+			p->scanned = p->start;
+			p->skipping = false;
+			*b = (struct tsv_block){ .long_line = true };
+			return true;
+		}
+		/* Whole lines, as many as make want bytes if there are. */
+		char *last = avail ? memrchr(base, '\n', avail < want ? avail : want) : NULL;
+		if (!last && avail > want)
+			last = memchr(base + want, '\n', avail - want);
+		if (last || (p->eof && avail)) {
+			size_t len = last ? (size_t)(last + 1 - base) : avail;
+			*b = (struct tsv_block){ .text = base, .len = len };
+			p->start += len;
+			p->scanned = p->start;
+			return true;
+		}
+		if (avail > p->max_line) {
+			p->skipping = true;
+			continue;
+		}
+		/* More input; the buffer grows up to a line of max_line. */
+		p->scanned = p->end;
+		fill(t);
+	}
 }
 
 bool
@@ -445,8 +518,7 @@ tsv_discard(struct tsv *t)
 	free(p->zin);
 	free(p->buf);
 	free(p->prev);
-	free(t->col);
-	free(t->len);
+	tsv_row_free(&p->row);
 	free(p);
 	free(t);
 }

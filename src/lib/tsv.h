@@ -52,6 +52,37 @@ void tsv_check_url(struct tsv *t, size_t col);
 
 /* Reads the next usable row; false at the end of the input. */
 bool tsv_next(struct tsv *t);
+
+/* The rows of an input may instead be split on other threads: the
+ * reader hands out blocks of whole lines in order (tsv_next_block), any
+ * thread splits their lines (tsv_split), and the caller, taking the rows
+ * back in order, sets line and rows and calls tsv_reject for those that
+ * are unusable, so that the messages and the counts are tsv_next's.  Not
+ * for a stream checked for order. */
+struct tsv_block {
+	char *text;		/* whole lines, the last one's \n missing at the end of input */
+	size_t len;		/* valid until the next call */
+	/* No text: a line longer than the buffer, skipped; tsv_split(t,
+	 * NULL, SIZE_MAX, ...) gives the reason to reject it. */
+	bool long_line;
+};
+/* The next lines, about want bytes of them and at least one; false at
+ * the end of the input. */
+bool tsv_next_block(struct tsv *t, size_t want, struct tsv_block *b);
+
+/* The columns of a row split by tsv_split, which reuses the arrays. */
+struct tsv_row {
+	char **col;
+	size_t *len;
+	size_t ncol, cap;
+};
+#define TSV_WHY_SIZE 256
+/* Splits line[0..len), a line without its \n of t's input, in place into
+ * row's columns, with tsv_next's checks; NULL, or why the row is unusable
+ * (in why, or a constant). */
+const char *tsv_split(const struct tsv *t, char *line, size_t len, struct tsv_row *row,
+    char why[TSV_WHY_SIZE]);
+void tsv_row_free(struct tsv_row *row);
 /* Rejects the current row (the tool found it unusable). */
 void tsv_reject(struct tsv *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Dies with "FILE:LINE: message". */

@@ -66,7 +66,7 @@ read_links(struct opic_run *r, const char *path)
 		if (got - used == LOOKAHEAD)
 			use_row(r, row, t->name), used++;
 		struct link_row link;
-		links_row(t, &link);
+		links_row(t->col, t->ncol, &link);
 		const char *src = link.src, *dst = link.dst;
 		row->line = t->line;
 		row->new_read = !r->last_src || strcmp(src, r->last_src) != 0;

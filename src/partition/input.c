@@ -29,7 +29,7 @@ read_links(struct partition *p, const char *path, struct sorter *so)
 		/* The URL of a URL list stands where a link's source does. */
 		struct link_row link = { .src = t->col[LINKS_SRC] };
 		if (!p->urls_only)
-			links_row(t, &link);
+			links_row(t->col, t->ncol, &link);
 		if (!input_url_key(t, link.src, src) ||
 		    (!p->urls_only && !input_url_key(t, link.dst, dst)))
 			continue;

@@ -58,14 +58,14 @@ test_links_written_and_read(void)
 	struct link_row row;
 	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
 		ok(tsv_next(t), "row %zu read back", i + 1);
-		links_row(t, &row);
+		links_row(t->col, t->ncol, &row);
 		ok(strcmp(row.src, "http://e/") == 0 && strcmp(row.dst, "http://e/x") == 0 &&
 		    row.xml_target == cases[i].xml && row.hint == cases[i].hint,
 		    "how %s: %san XML target, %sa hint", cases[i].how,
 		    cases[i].xml ? "" : "not ", cases[i].hint ? "" : "not ");
 	}
 	ok(tsv_next(t), "a row without how read");
-	links_row(t, &row);
+	links_row(t->col, t->ncol, &row);
 	ok(strcmp(row.dst, "http://e/z") == 0 && !row.xml_target && !row.hint,
 	    "no how: neither an XML target nor a hint");
 	ok(!tsv_next(t), "the end");
