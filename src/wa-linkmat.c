@@ -52,8 +52,7 @@ build(struct linkmat *lm, char **files, int nfiles)
 	linkmat_number(lm);
 	linkmat_plan_slices(lm);
 	linkmat_url_table(lm);
-	linkmat_join_sources(lm);
-	linkmat_join_destinations(lm);
+	linkmat_join(lm);
 	if (lm->old_path)
 		linkmat_keep_old_links(lm);
 	linkmat_write_matrix(lm);

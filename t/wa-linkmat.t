@@ -155,9 +155,11 @@ gen_nodes=$(tr '\t' '\n' <"$tmp/gen.tsv" | sort -u | wc -l)
 exits 0 "a $((random_links + star))-link graph with -m 64K" \
 	wa-linkmat -v -m 64K -j 1 -s 2 -o "$tmp/tiny" "$tmp/gen.tsv"
 like "$(grep 'links by source' "$tmp/stderr")" 'runs' "spills its sorts"
+like "$(grep 'join' "$tmp/stderr")" 'join by destination' "joins the links by merges"
 exits 0 "the same with -m 64K and threads" wa-linkmat -q -m 64K -j 2 -s 2 -o "$tmp/tiny2" \
 	"$tmp/gen.tsv"
-exits 0 "the same with the default budget" wa-linkmat -q -s 2 -o "$tmp/large" "$tmp/gen.tsv"
+exits 0 "the same with the default budget" wa-linkmat -v -s 2 -o "$tmp/large" "$tmp/gen.tsv"
+like "$(grep 'join' "$tmp/stderr")" 'join in a table' "which joins them in a table"
 ok "a small budget gives the same files as a large one" same_graph "$tmp/tiny" "$tmp/large"
 ok "threads give the same files" same_graph "$tmp/tiny2" "$tmp/large"
 awk -F "$tab" '$1 != $2 { print $1 FS $2 }' "$tmp/gen.tsv" | sort -u >"$tmp/want"
@@ -248,8 +250,13 @@ awk 'BEGIN { srand(12)
 cut -f1 "$tmp/l2" "$tmp/p2" | sort -u >"$tmp/fetched"
 awk -F "$tab" 'NR == FNR { f[$1] = 1; next } !($1 in f)' "$tmp/fetched" "$tmp/gen.tsv" |
 	cat - "$tmp/l2" >"$tmp/union"
-exits 0 "-u on the generated graph" wa-linkmat -q -m 512K -s 3 -u "$tmp/large" -p "$tmp/p2" \
+exits 0 "-u on the generated graph" wa-linkmat -v -m 512K -s 3 -u "$tmp/large" -p "$tmp/p2" \
 	-o "$tmp/upd" "$tmp/l2"
+like "$(grep 'join' "$tmp/stderr")" 'join by destination' "-u joins the links by merges under -m 512K"
+exits 0 "-u with the default budget" wa-linkmat -v -s 3 -u "$tmp/large" -p "$tmp/p2" \
+	-o "$tmp/upd_table" "$tmp/l2"
+like "$(grep 'join' "$tmp/stderr")" 'join in a table' "which joins them in a table"
+ok "-u gives the same files either way" same_graph "$tmp/upd" "$tmp/upd_table"
 exits 0 "the full rebuild" wa-linkmat -q -s 3 -p "$tmp/p2" -o "$tmp/full" "$tmp/union"
 wa-linkmat --dump "$tmp/upd" >"$tmp/dump_u" 2>"$tmp/stderr"
 wa-linkmat --dump "$tmp/full" >"$tmp/dump_f" 2>"$tmp/stderr"

@@ -27,10 +27,10 @@
 #define ZSTD_MEMORY ((40u + ZSTD_BATCH * 8u) << 20)
 
 /* sort(1) reads nothing while it sorts a full buffer: the input waits in
- * a queue of an eighth of its memory, at most QUEUE_MAX and none below
+ * a queue of a quarter of its memory, at most QUEUE_MAX and none below
  * QUEUE_MIN, that a thread writes to the pipe, so that the caller goes on
  * meanwhile. */
-#define QUEUE_MAX (16u << 20)
+#define QUEUE_MAX (64u << 20)
 #define QUEUE_MIN (64u << 10)
 
 struct sorter_queue {
@@ -220,7 +220,7 @@ sorter_start(struct sorter *so, const char *what, uint64_t mem, unsigned paralle
 		mem -= ZSTD_MEMORY;
 	/* A small budget keeps its memory for sort itself: a smaller buffer
 	 * would spill a file (and start a zstd) every few lines. */
-	size_t queue = (size_t)(mem / 8 > QUEUE_MAX ? QUEUE_MAX : mem / 8);
+	size_t queue = (size_t)(mem / 4 > QUEUE_MAX ? QUEUE_MAX : mem / 4);
 	if (queue < QUEUE_MIN)
 		queue = 0;
 	mem -= queue;

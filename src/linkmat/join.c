@@ -1,5 +1,6 @@
-/* The joins of the links with the (hash, id) map: first by source, then
- * by destination, into the matrix sort (linkmat.h). */
+/* The join of the links with the (hash, id) map, into the matrix
+ * (linkmat.h): in a table of the map when it fits in memory, else by two
+ * merges, first by source, then by destination. */
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -89,10 +90,28 @@ map_find(struct map_cursor *m, uint64_t h)
 	return m->id;
 }
 
-/* Join 1: the links in source hash order take the id of their source; the
+/* The links sorted by source hash, duplicates dropped. */
+static void
+sort_by_source(struct linkmat *lm)
+{
+	lm->by_src = extsort_new("links by source", workdir_path(), PAIR_BYTES, SHARE(lm, 1, 2),
+	    big_sort(lm, EXTSORT_UNIQUE));
+	uint8_t *recs = wa_reallocarray(NULL, PAIRS_BUFFER, PAIR_BYTES);
+	size_t got;
+	for (uint64_t at = 0; (got = pairs_read(&lm->pairs, at, recs, PAIRS_BUFFER)); at += got)
+		for (size_t i = 0; i < got; i++)
+			extsort_add(lm->by_src, recs + i * PAIR_BYTES);
+	free(recs);
+	pairs_close(&lm->pairs);
+	extsort_finish(lm->by_src);
+	sort_done("links by source", lm->by_src);
+	phase_done(lm, "sort by source");
+}
+
+/* Merge 1: the links in source hash order take the id of their source; the
  * out-degrees are the lengths of the runs. */
-void
-linkmat_join_sources(struct linkmat *lm)
+static void
+join_sources(struct linkmat *lm)
 {
 	struct map_cursor m = { .s = lm->map, .check = true };
 	lm->by_dst = extsort_new("links by destination", workdir_path(), 12, SHARE(lm, 1, 4),
@@ -133,13 +152,13 @@ linkmat_join_sources(struct linkmat *lm)
 	phase_done(lm, "join by source");
 }
 
-/* Join 2: the links in destination hash order take the id of their
+/* Merge 2: the links in destination hash order take the id of their
  * destination and go to the matrix sort. */
-void
-linkmat_join_destinations(struct linkmat *lm)
+static void
+join_destinations(struct linkmat *lm)
 {
 	struct map_cursor m = { .s = lm->map };
-	lm->matrix = extsort_new("matrix", workdir_path(), 12, SHARE(lm, 3, 8), big_sort(lm, 0));
+	matrix_open(lm, false);
 	lm->indeg = extsort_new("in-degrees", workdir_path(), 8, SHARE(lm, 1, 16), 0);
 	extsort_rewind(lm->map);
 	map_next(&m);
@@ -170,3 +189,158 @@ linkmat_join_destinations(struct linkmat *lm)
 	phase_done(lm, "join by destination");
 }
 
+/* The map as an open-addressing table: a slot per hash, found from the
+ * hash's top bits and the slots after it.  The hashes are uniform, so the
+ * map, read in hash order, fills the table from its start. */
+struct id_slot {
+	uint64_t hash;
+	uint32_t id;
+	uint32_t used;
+};
+
+struct id_table {
+	struct id_slot *slot;
+	uint64_t mask;
+	unsigned shift;
+};
+
+/* The slots of a table of n ids: a power of two, at most three quarters
+ * full. */
+static uint64_t
+table_slots(uint64_t n)
+{
+	uint64_t slots = 16;
+	while (slots / 4 * 3 < n)
+		slots *= 2;
+	return slots;
+}
+
+static inline struct id_slot *
+table_home(const struct id_table *t, uint64_t h)
+{
+	return &t->slot[h >> t->shift];
+}
+
+static void
+table_build(struct linkmat *lm, struct id_table *t)
+{
+	uint64_t slots = table_slots(lm->n);
+	t->mask = slots - 1;
+	t->shift = 64 - (unsigned)__builtin_ctzll(slots);
+	t->slot = random_access_alloc(slots * sizeof *t->slot);
+	struct map_cursor m = { .s = lm->map, .check = true };
+	for (map_next(&m); m.have; map_next(&m)) {
+		uint64_t i = (uint64_t)(table_home(t, m.hash) - t->slot);
+		while (t->slot[i].used)
+			i = (i + 1) & t->mask;
+		t->slot[i] = (struct id_slot){ m.hash, m.id, 1 };
+	}
+	extsort_free(lm->map);
+	lm->map = NULL;
+}
+
+static inline uint32_t
+table_find(const struct id_table *t, uint64_t h)
+{
+	for (uint64_t i = (uint64_t)(table_home(t, h) - t->slot);; i = (i + 1) & t->mask) {
+		const struct id_slot *s = &t->slot[i];
+		if (!s->used)
+			wa_die("internal error: a URL of a link is not among the nodes");
+		if (s->hash == h)
+			return s->id;
+	}
+}
+
+/* The table is larger than the caches: the slots of the links some
+ * records ahead are fetched while those of this one are looked up. */
+#define LOOKUP_AHEAD 16
+#define LOOKUP_BATCH 16384
+
+/* A batch of links, looked up on a thread of the pool; their matrix
+ * records go to the matrix on the main thread. */
+struct lookup_job {
+	struct linkmat *lm;
+	const struct id_table *t;
+	uint64_t at;
+	size_t n;
+	uint8_t *pairs, *recs, *part;
+};
+
+static void
+lookup_batch(void *job)
+{
+	struct lookup_job *j = job;
+	if (!j->pairs) {
+		j->pairs = wa_reallocarray(NULL, LOOKUP_BATCH, PAIR_BYTES);
+		j->recs = wa_reallocarray(NULL, LOOKUP_BATCH, MATRIX_RECORD);
+		j->part = wa_malloc(LOOKUP_BATCH);
+	}
+	j->n = pairs_read(&j->lm->pairs, j->at, j->pairs, LOOKUP_BATCH);
+	for (size_t i = 0; i < j->n; i++) {
+		const uint8_t *r = j->pairs + i * PAIR_BYTES;
+		if (i + LOOKUP_AHEAD < j->n) {
+			__builtin_prefetch(table_home(j->t, get64(r + LOOKUP_AHEAD * PAIR_BYTES)));
+			__builtin_prefetch(table_home(j->t, get64(r + LOOKUP_AHEAD * PAIR_BYTES + 8)));
+		}
+		uint32_t s = table_find(j->t, get64(r + 8)), d = table_find(j->t, get64(r));
+		j->part[i] = (uint8_t)matrix_record(j->lm, s, d, j->recs + i * MATRIX_RECORD);
+	}
+}
+
+static void
+put_batch(void *arg, void *job)
+{
+	struct linkmat *lm = arg;
+	struct lookup_job *j = job;
+	for (size_t i = 0; i < j->n; i++)
+		matrix_put(lm, j->part[i], j->recs + i * MATRIX_RECORD);
+	progress_set(&lm->pg, j->at + j->n);
+}
+
+static void
+free_lookup_job(void *job)
+{
+	struct lookup_job *j = job;
+	free(j->pairs);
+	free(j->recs);
+	free(j->part);
+}
+
+/* The links take their ids from the table, in one pass, and go to the
+ * matrix, whose sorts drop the duplicates. */
+static void
+join_in_table(struct linkmat *lm)
+{
+	struct id_table t;
+	table_build(lm, &t);
+	matrix_open(lm, true);
+	progress_start(&lm->pg, "links joined", lm->pairs.count);
+	struct wa_pool pool;
+	wa_pool_start(&pool, lm->nthreads > 1 ? lm->nthreads : 0, 2, sizeof(struct lookup_job),
+	    lookup_batch, put_batch, lm);
+	for (uint64_t at = 0; at < lm->pairs.count; at += LOOKUP_BATCH) {
+		struct lookup_job *j = wa_pool_next(&pool);
+		j->lm = lm;
+		j->t = &t;
+		j->at = at;
+		wa_pool_submit(&pool);
+	}
+	wa_pool_drain(&pool);
+	wa_pool_stop(&pool, free_lookup_job);
+	progress_end(&lm->pg);
+	random_access_free(t.slot, (t.mask + 1) * sizeof *t.slot);
+	pairs_close(&lm->pairs);
+	phase_done(lm, "join in a table");
+}
+
+void
+linkmat_join(struct linkmat *lm)
+{
+	if (table_slots(lm->n) * sizeof(struct id_slot) <= SHARE(lm, 1, 2)) {
+		join_in_table(lm);
+		return;
+	}
+	sort_by_source(lm);
+	join_sources(lm);
+	join_destinations(lm);
+}

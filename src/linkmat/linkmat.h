@@ -4,17 +4,22 @@
  * URLs never stay in memory.  Each is known by a 64-bit hash while the
  * links are sorted, and by its id once the nodes are numbered:
  *
- *   read      links -> (hash src, hash dst) records, sorted externally;
- *             every URL -> a node line for GNU sort (NODE_HTTP) (read.c)
+ *   read      links -> (hash dst, hash src) records in a scratch file
+ *             (pairs.c); every URL -> a node line for GNU sort (NODE_HTTP)
+ *             (read.c)
  *   number    the sorted lines give the ids in order, the types, and the
  *             (hash, id) map; "URL<TAB>id" lines go to a second GNU sort
  *             (number.c)
  *   url table that sort gives urls and urlid, and urloff after a sort by id
  *             (urltable.c)
- *   join 1    links by source hash, merged with the map: (dst hash, src id)
- *   join 2    those by destination hash, merged with the map again: (slice
- *             of dst, external or internal, then src and dst or dst and
- *             src), sorted; the out- and in-degrees fall out of the merges
+ *   join      when a table of the map fits in its share: the links look
+ *             their ids up there, in one pass, and go to the matrix sort
+ *             (slice of dst, external or internal, then src and dst or dst
+ *             and src); the degrees are counted from the sorted matrix.
+ *             Else two merges: the links sorted by source hash, merged
+ *             with the map, give (dst hash, src id); those sorted by
+ *             destination hash, merged with the map again, go to the
+ *             matrix sort; the out- and in-degrees fall out of the merges
  *             (join.c)
  *   slices    the last sort, in that order, is encoded slice by slice
  *             (write.c)
@@ -54,6 +59,36 @@ struct u32file {
 	uint64_t win_lo, win_n;	/* ids in the read window */
 };
 
+/* The links as read (pairs.c). */
+#define PAIR_BYTES 16
+#define PAIRS_BUFFER 65536	/* records, the least in memory */
+struct pairs {
+	int fd;			/* the scratch file, -1 until needed */
+	uint8_t *buf;		/* the records after those of the file */
+	size_t n, cap, most;
+	uint64_t in_file;
+	uint64_t count;		/* added */
+};
+
+/* The matrix records by part, a range of slices (matrix.c). */
+#define MATRIX_RECORD 12
+struct matrix_part {
+	size_t fill;		/* records in its buffer */
+	uint64_t *chunk_off;	/* its full chunks in the scratch file */
+	size_t nchunks, chunks_cap;
+};
+
+struct matrix {
+	uint32_t nparts, slices_per_part;
+	size_t chunk;		/* records a buffer */
+	bool unique;		/* duplicates are dropped */
+	uint8_t *buf;		/* a buffer a part */
+	struct matrix_part *part;
+	int fd;
+	uint64_t file_end;
+	uint64_t added;
+};
+
 /* The state of a run: the options, then what each phase leaves to the
  * next ones. */
 struct linkmat {
@@ -68,13 +103,12 @@ struct linkmat {
 	double phase_started;
 	/* read */
 	struct wa_pool pool;		/* canonicalises batches of rows */
-	struct extsort *by_src;		/* (dst hash, src hash) */
+	struct pairs pairs;		/* (dst hash, src hash) */
 	struct sorter nodes;		/* SURT<TAB>URL<TAB>evidence */
 	uint64_t *seen;			/* URLs recently given to sort, and what
 					 * their lines told (read.c) */
 	size_t seen_groups, seen_bytes;
 	uint64_t rows, self_links, rejected, link_rows, hint_rows, node_lines;
-	char surt[URL_BUFSIZE];
 	/* number */
 	uint64_t n;			/* nodes */
 	struct extsort *map;		/* (id, hash) */
@@ -87,9 +121,11 @@ struct linkmat {
 	struct extsort *oldurl;		/* (new id, offset in the old urls) */
 	uint64_t old_kept, old_dropped;
 	/* join */
+	struct extsort *by_src;		/* (dst hash, src hash) */
 	struct extsort *by_dst;		/* (src id, dst hash) */
-	struct extsort *matrix;		/* (dst, src, slice) */
-	struct extsort *outdeg, *indeg;	/* (count, id) */
+	struct matrix matrix;		/* (dst, src, slice) */
+	/* (count, id), or NULL when the degrees are counted from the matrix */
+	struct extsort *outdeg, *indeg;
 	uint64_t new_links;
 	/* slices */
 	uint32_t slices;
@@ -105,8 +141,7 @@ void linkmat_read(struct linkmat *lm, char **files, int nfiles);	/* read.c */
 void linkmat_number(struct linkmat *lm);				/* number.c */
 void linkmat_plan_slices(struct linkmat *lm);				/* join.c */
 void linkmat_url_table(struct linkmat *lm);				/* urltable.c */
-void linkmat_join_sources(struct linkmat *lm);				/* join.c */
-void linkmat_join_destinations(struct linkmat *lm);			/* join.c */
+void linkmat_join(struct linkmat *lm);					/* join.c */
 void linkmat_keep_old_links(struct linkmat *lm);			/* old.c */
 /* The degrees, the slices and the manifest, checked against each other. */
 void linkmat_write_matrix(struct linkmat *lm);				/* write.c */
@@ -118,14 +153,17 @@ void linkmat_dump_links(const struct linkmat *lm, const char *dir);
 void linkmat_dump_nodes(const struct linkmat *lm, const char *dir);
 
 /* Budget shares (wa-linkmat(1), "Memory and scratch space"), so that no
- * phase adds up to more than the budget.  Reading: the link sort 1/2, GNU
- * sort 1/4, the recent-lines filter 1/8.  The link sort then holds up to
- * 1/2, in memory or in read buffers, until the first join.  Numbering,
+ * phase adds up to more than the budget.  Reading: GNU sort 3/8, the
+ * recent-lines filter 1/8, the links as read 1/8, which they keep until
+ * the join.  Numbering,
  * while GNU sort still writes: the map, the second GNU sort and the old
  * URLs 1/16 each, and the old graph's bitmap at most 1/8; then the URL
- * offsets 1/8.  First join: the next link sort 1/4, the out-degrees 1/16.
- * Second join and old links: the matrix sort 3/8, the in-degrees 1/16, the
- * renumbering window 1/8. */
+ * offsets 1/8.  The join in a table: the table 1/2, the matrix sort 3/8.
+ * The joins by merges: the link sort by source 1/2, then the one by
+ * destination 1/4 and the out-degrees 1/16; the second join and the old
+ * links: the matrix sort 3/8, the in-degrees 1/16, the renumbering window
+ * 1/8.  The degrees counted from the matrix take less than the table
+ * did. */
 #define SHARE(lm, num, den) ((lm)->shared_budget / (den) * (num))
 
 /* The flags of a sort of the links: they spill in the background when
@@ -193,13 +231,21 @@ get64(const uint8_t *p)
 static inline uint64_t
 url_hash(const char *s, size_t n)
 {
-	uint64_t h = graph_mix(n), w;
+	uint64_t h = graph_mix(n), w = 0;
+	size_t len = n;
 	for (; n >= 8; s += 8, n -= 8) {
 		memcpy(&w, s, 8);
 		h = graph_mix(h ^ w);
 	}
-	w = 0;
-	memcpy(&w, s, n);
+	/* The last bytes by one load of the word that ends with them: bytes
+	 * copied one by one into a word wait for each other. */
+	if (n && len >= 8) {
+		memcpy(&w, s + n - 8, 8);
+		w >>= 8 * (8 - n);
+	} else {
+		w = 0;
+		memcpy(&w, s, n);
+	}
 	return graph_mix(h ^ w);
 }
 
@@ -210,19 +256,68 @@ slice_of(const struct linkmat *lm, uint64_t d)
 	return (uint32_t)(((d + 1) * lm->slices - 1) / lm->n);
 }
 
-/* A link in the order of its slice (graph.h): the slice, then the
- * external links by (source, destination), then the internal ones by
- * (destination, source). */
-static inline void
-matrix_add(struct linkmat *lm, uint32_t s, uint32_t d)
+/* The matrix records of the join and the old links, gathered by part,
+ * and each part sorted at the end (matrix.c). */
+void matrix_open(struct linkmat *lm, bool unique);
+void matrix_flush_part(struct matrix *m, struct matrix_part *p);
+/* The records of a part, sorted within budget on the calling thread;
+ * the caller frees the sort.  Parts may sort on several threads. */
+struct extsort *matrix_sort_part(struct linkmat *lm, uint32_t part, uint64_t budget);
+void matrix_close(struct matrix *m);
+
+/* The record of a link in the order of its slice (graph.h): the slice,
+ * then the external links by (source, destination), then the internal
+ * ones by (destination, source); returns its part. */
+static inline uint32_t
+matrix_record(const struct linkmat *lm, uint32_t s, uint32_t d, uint8_t *rec)
 {
-	uint8_t rec[12];
 	uint32_t k = slice_of(lm, d);
 	bool internal = slice_of(lm, s) == k;
 	put32(rec, internal ? s : d);
 	put32(rec + 4, internal ? d : s);
 	put32(rec + 8, k << 1 | internal);
-	extsort_add(lm->matrix, rec);
+	return k / lm->matrix.slices_per_part;
+}
+
+static inline void
+matrix_put(struct linkmat *lm, uint32_t part, const uint8_t *rec)
+{
+	struct matrix *m = &lm->matrix;
+	struct matrix_part *p = &m->part[part];
+	memcpy(m->buf + ((size_t)part * m->chunk + p->fill) * MATRIX_RECORD, rec, MATRIX_RECORD);
+	m->added++;
+	if (++p->fill == m->chunk)
+		matrix_flush_part(m, p);
+}
+
+static inline void
+matrix_add(struct linkmat *lm, uint32_t s, uint32_t d)
+{
+	uint8_t rec[MATRIX_RECORD];
+	matrix_put(lm, matrix_record(lm, s, d, rec), rec);
+}
+
+/* Zeroed memory for a table read at random, and its release (table.c). */
+void *random_access_alloc(size_t bytes);
+void random_access_free(void *p, size_t bytes);
+
+/* The links as read, in budget bytes of memory and then a scratch file. */
+void pairs_open(struct pairs *p, uint64_t budget);
+/* Room for the next record: a larger buffer, or the buffer written out. */
+void pairs_grow(struct pairs *p);
+/* Up to max records from record at into out; how many.  Any thread. */
+size_t pairs_read(const struct pairs *p, uint64_t at, uint8_t *out, size_t max);
+void pairs_close(struct pairs *p);
+
+static inline void
+pairs_add(struct pairs *p, uint64_t dst_hash, uint64_t src_hash)
+{
+	if (p->n == p->cap)
+		pairs_grow(p);
+	uint8_t *rec = p->buf + p->n++ * PAIR_BYTES;
+	put64(rec, dst_hash);
+	put64(rec + 8, src_hash);
+	p->count++;
 }
 
 /* A (count, id) record of a degree sort. */

@@ -255,7 +255,8 @@ linkmat_keep_old_links(struct linkmat *lm)
 			u32file_read(&lm->oldmap, w0, w1 - w0, remap);
 			memset(kept, 0, (w1 - w0) * sizeof *kept);
 			old_slice_pass(lm, k, w0, w1, remap, kept);
-			for (uint64_t i = 0; i < w1 - w0; i++)
+			/* Unless the degrees are counted from the matrix. */
+			for (uint64_t i = 0; i < w1 - w0 && lm->indeg; i++)
 				if (kept[i])
 					degree_add(lm->indeg, remap[i], kept[i]);
 		}
@@ -265,19 +266,27 @@ linkmat_keep_old_links(struct linkmat *lm)
 	free(remap);
 	free(kept);
 
-	/* The pages not fetched keep all their old links: their old out-degree. */
+	/* The pages not fetched keep all their old links: their old
+	 * out-degree (unless the degrees are counted from the matrix), which
+	 * adds up to the links kept. */
 	struct bin_in od;
+	uint64_t kept_out = 0;
 	old_member(&lm->old, GF_OUTDEG, 4, &od);
 	for (uint64_t i = 0; i < lm->old.nodes; i++) {
 		uint32_t d;
 		bin_in_read(&od, &d, 4);
-		if (d && !is_fetched(lm, i))
+		if (!d || is_fetched(lm, i))
+			continue;
+		kept_out += d;
+		if (lm->outdeg)
 			degree_add(lm->outdeg, u32file_get(&lm->oldmap, i), d);
 	}
+	if (kept_out != lm->old_kept)
+		wa_die("%s: the out-degrees of the pages not fetched add up to %" PRIu64
+		    " links, their slices hold %" PRIu64, od.r.path, kept_out, lm->old_kept);
 	bin_in_close(&od);
 	u32file_close(&lm->oldmap);
 	free(lm->fetched);
 	lm->fetched = NULL;
 	phase_done(lm, "old links");
 }
-

@@ -1,66 +1,79 @@
-/* Reading the links and pages: the link sort by source and the node lines
- * (linkmat.h).
+/* Reading the links and pages: the links as pairs of hashes and the node
+ * lines (linkmat.h).
  *
- * The canonicalisation of URLs (libcurl) is most of the work; the pool's
- * threads do it on batches of rows while the main thread parses the next
- * rows, and the main thread takes the results back in input order, so
- * that nothing depends on -j.  A row the TSV reader itself rejects (a
- * missing column) is reported at once, before the rows of pending batches:
- * the messages name their lines but may come out of order. */
+ * The main thread reads blocks of whole lines; the pool's threads split
+ * them into rows and canonicalise their URLs (libcurl, most of the work),
+ * and the main thread takes the results back in input order, so that
+ * nothing depends on -j, and reports the rows refused in the order of
+ * their lines. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "linkmat.h"
 #include "linkstream.h"
 #include "wa.h"
 #include "workdir.h"
 
-#define BATCH_ROWS 4096
+#define BATCH_BYTES (256u << 10)
 #define SEEN_AHEAD 16
 #define SEEN_WAYS 8	/* a bucket is a cache line */
 
 struct row {
-	uint64_t line;
+	uint32_t line;		/* in the batch, from 0 */
 	uint32_t raw[2];	/* the fields, in the batch's raw bytes */
 	uint32_t canon[2];	/* canonical URLs, in the batch's canon bytes */
 	uint64_t hash[2];
 	const char *why;	/* why the URL in column bad + 1 is refused */
+	uint32_t line_why;	/* why the line is unusable, in whys; 0: it is not */
 	uint8_t bad;
 	int8_t type;		/* pages: the type, -1 if unknown */
 	bool xml;		/* links: the how column ends in +xml */
 	bool hint;		/* links: from a sitemap or robots.txt, no edge */
+	bool self;		/* links: to its own source */
 };
 
 struct batch {
+	struct linkmat *lm;
 	struct tsv *t;
-	bool pages;
-	size_t n;
-	struct row rows[BATCH_ROWS];
-	char *raw, *canon;
-	size_t raw_len, raw_cap, canon_len, canon_cap;
+	bool pages, long_line;
+	char *raw;		/* the lines, split in place */
+	size_t raw_len, raw_cap;
+	struct row *rows;
+	size_t n, rows_cap;
+	uint32_t lines;
+	struct tsv_row fields;
+	char *whys;		/* the reasons of the lines refused, after a byte */
+	size_t whys_len, whys_cap;
+	char *canon;
+	size_t canon_len, canon_cap;
+	char *lines_out;	/* node lines for GNU sort */
+	size_t out_len, out_cap;
+	uint64_t node_lines;
 };
 
 /* What a node line tells number.c of its URL, beyond the line of another
  * evidence: a line whose facts the URL's recent lines already gave adds
  * nothing and is not written.  The filter keeps no types: page lines
- * always go. */
+ * always go.  That a page was fetched matters only to an update, which
+ * replaces its old links: without one, a link's target and its source
+ * tell the same. */
 enum { FACT_NODE = 1, FACT_FETCHED = 2, FACT_XML_LINK = 4, FACT_TYPE = 8, FACT_BITS = 8 };
 
 static unsigned
-evidence_facts(char ev)
+evidence_facts(const struct linkmat *lm, char ev)
 {
+	unsigned fetched = lm->old_path ? FACT_FETCHED : 0;
 	switch (ev) {
 	case EV_TARGET:
 		return FACT_NODE;
 	case EV_XML_TARGET:
 		return FACT_NODE | FACT_XML_LINK;
 	case EV_SOURCE:
-		return FACT_NODE | FACT_FETCHED;
+		return FACT_NODE | fetched;
 	default:
-		return FACT_NODE | FACT_FETCHED | FACT_TYPE;
+		return FACT_NODE | fetched | FACT_TYPE;
 	}
 }
 
@@ -71,7 +84,12 @@ evidence_facts(char ev)
  * matches only the whole hash, and the table takes the whole of its
  * share, whatever its size.  The high bits give a bucket by a 128-bit
  * product (Lemire, "Fast Random Integer Generation in an Interval",
- * 2019), not a 64-bit one, with which GCC 12 drops the prefetch. */
+ * 2019), not a 64-bit one, with which GCC 12 drops the prefetch.
+ *
+ * The pool's threads share the filter without a lock: a slot is read and
+ * written whole, and a thread that records facts writes their line
+ * itself.  A race can only lose a slot or miss a recent one, and so send
+ * a line that was not needed, never keep one back. */
 static inline uint64_t *
 seen_bucket(const struct linkmat *lm, uint64_t h)
 {
@@ -80,43 +98,147 @@ seen_bucket(const struct linkmat *lm, uint64_t h)
 	return &lm->seen[b * SEEN_WAYS];
 }
 
-static void
-emit_node(struct linkmat *lm, const char *url, uint64_t h, char ev)
+static inline uint64_t
+slot_get(const uint64_t *slot)
 {
-	uint64_t *way = seen_bucket(lm, h), tag = h >> FACT_BITS << FACT_BITS;
-	size_t w = 0;
-	while (w < SEEN_WAYS - 1 && way[w] >> FACT_BITS != h >> FACT_BITS)
-		w++;
-	unsigned facts = evidence_facts(ev), had = way[w] >> FACT_BITS == h >> FACT_BITS ?
-	    (unsigned)(way[w] & ((1u << FACT_BITS) - 1)) : 0;
-	if ((facts & ~had) == 0)
-		return;
-	memmove(way + 1, way, w * sizeof *way);
-	way[0] = tag | had | (facts & ~FACT_TYPE);
-	lm->node_lines++;
-	if (!url_surt(url, lm->surt))
-		wa_die("internal error: no SURT key for %s", url);
-	FILE *f = lm->nodes.in;
-	fputs_unlocked(lm->surt, f);
-	putc_unlocked('\t', f);
-	putc_unlocked(url[4] == 's' ? NODE_HTTPS : NODE_HTTP, f);
-	putc_unlocked(ev, f);
-	putc_unlocked('\n', f);
+	return __atomic_load_n(slot, __ATOMIC_RELAXED);
 }
 
-/* Copies column c of the current row to the batch. */
-static uint32_t
-batch_raw(struct batch *bt, const struct tsv *t, size_t c)
+static inline void
+slot_set(uint64_t *slot, uint64_t v)
 {
-	size_t n = t->len[c] + 1;
-	if (bt->raw_len + n > bt->raw_cap) {
-		bt->raw_cap = 2 * (bt->raw_len + n);
-		bt->raw = wa_realloc(bt->raw, bt->raw_cap);
+	__atomic_store_n(slot, v, __ATOMIC_RELAXED);
+}
+
+/* The node line of a URL, to the batch, unless the filter says that its
+ * recent lines gave its facts. */
+static void
+emit_node(struct batch *bt, const char *url, uint64_t h, char ev)
+{
+	uint64_t *way = seen_bucket(bt->lm, h), tag = h >> FACT_BITS << FACT_BITS, slot = 0;
+	size_t w = 0;
+	for (; w < SEEN_WAYS; w++) {
+		slot = slot_get(&way[w]);
+		if (slot >> FACT_BITS == h >> FACT_BITS || w == SEEN_WAYS - 1)
+			break;
 	}
-	memcpy(bt->raw + bt->raw_len, t->col[c], n);
-	uint32_t off = (uint32_t)bt->raw_len;
-	bt->raw_len += n;
-	return off;
+	unsigned facts = evidence_facts(bt->lm, ev), had = slot >> FACT_BITS == h >> FACT_BITS ?
+	    (unsigned)(slot & ((1u << FACT_BITS) - 1)) : 0;
+	if ((facts & ~had) == 0)
+		return;
+	for (; w > 0; w--)
+		slot_set(&way[w], slot_get(&way[w - 1]));
+	slot_set(&way[0], tag | had | (facts & ~FACT_TYPE));
+	if (bt->out_len + URL_BUFSIZE + 4 > bt->out_cap) {
+		bt->out_cap = 2 * (bt->out_len + URL_BUFSIZE + 4);
+		bt->lines_out = wa_realloc(bt->lines_out, bt->out_cap);
+	}
+	char *line = bt->lines_out + bt->out_len;
+	if (!url_surt(url, line))
+		wa_die("internal error: no SURT key for %s", url);
+	size_t n = strlen(line);
+	line[n++] = '\t';
+	line[n++] = url[4] == 's' ? NODE_HTTPS : NODE_HTTP;
+	line[n++] = ev;
+	line[n++] = '\n';
+	bt->out_len += n;
+	bt->node_lines++;
+}
+
+static inline void
+seen_prefetch(const struct linkmat *lm, uint64_t h)
+{
+	__builtin_prefetch(seen_bucket(lm, h), 1);
+}
+
+/* The node lines of the canonical rows of a batch. */
+static void
+node_lines_of_batch(struct batch *bt)
+{
+	bt->out_len = 0;
+	bt->node_lines = 0;
+	for (size_t i = 0; i < bt->n; i++) {
+		struct row *r = &bt->rows[i];
+		/* The filter is larger than the caches: its slots are fetched
+		 * some rows ahead, so that the misses overlap. */
+		if (i + SEEN_AHEAD < bt->n && !r[SEEN_AHEAD].why && !r[SEEN_AHEAD].line_why) {
+			seen_prefetch(bt->lm, r[SEEN_AHEAD].hash[0]);
+			if (!bt->pages)
+				seen_prefetch(bt->lm, r[SEEN_AHEAD].hash[1]);
+		}
+		if (r->why || r->line_why)
+			continue;
+		const char *src = bt->canon + r->canon[0];
+		if (bt->pages) {
+			if (r->type >= 0)
+				emit_node(bt, src, r->hash[0], (char)(EV_PAGE + r->type));
+			continue;
+		}
+		const char *dst = bt->canon + r->canon[1];
+		char ev = r->xml ? EV_XML_TARGET : EV_TARGET;
+		if (r->hint) {
+			emit_node(bt, dst, r->hash[1], ev);
+			continue;
+		}
+		emit_node(bt, src, r->hash[0], EV_SOURCE);
+		r->self = r->hash[0] == r->hash[1] && strcmp(src, dst) == 0;
+		if (!r->self)
+			emit_node(bt, dst, r->hash[1], ev);
+	}
+}
+
+static void
+refuse_line(struct batch *bt, struct row *r, const char *why)
+{
+	size_t n = strlen(why) + 1;
+	if (bt->whys_len + n > bt->whys_cap) {
+		bt->whys_cap = 2 * (bt->whys_len + n);
+		bt->whys = wa_realloc(bt->whys, bt->whys_cap);
+	}
+	memcpy(bt->whys + bt->whys_len, why, n);
+	r->line_why = (uint32_t)bt->whys_len;
+	bt->whys_len += n;
+}
+
+/* The lines of the batch into rows. */
+static void
+split_batch(struct batch *bt)
+{
+	bt->n = 0;
+	bt->lines = 0;
+	bt->whys_len = 1;	/* offset 0 is no reason */
+	char why[TSV_WHY_SIZE];
+	for (char *s = bt->raw, *end = bt->raw + bt->raw_len; s < end || bt->long_line;) {
+		if (bt->n == bt->rows_cap) {
+			bt->rows_cap = bt->rows_cap ? 2 * bt->rows_cap : 1024;
+			bt->rows = wa_reallocarray(bt->rows, bt->rows_cap, sizeof *bt->rows);
+		}
+		struct row *r = &bt->rows[bt->n++];
+		*r = (struct row){ .line = bt->lines++ };
+		if (bt->long_line) {
+			refuse_line(bt, r, tsv_split(bt->t, NULL, SIZE_MAX, &bt->fields, why));
+			break;
+		}
+		char *nl = memchr(s, '\n', (size_t)(end - s));
+		size_t len = nl ? (size_t)(nl - s) : (size_t)(end - s);
+		const char *bad = tsv_split(bt->t, s, len, &bt->fields, why);
+		char **col = bt->fields.col;
+		s += len + 1;
+		if (bad) {
+			refuse_line(bt, r, bad);
+			continue;
+		}
+		r->raw[0] = (uint32_t)(col[0] - bt->raw);
+		r->raw[1] = (uint32_t)(col[1] - bt->raw);
+		if (bt->pages) {
+			r->type = (int8_t)pages_type(col[PAGES_TYPE]);
+		} else {
+			struct link_row link;
+			links_row(col, bt->fields.ncol, &link);
+			r->xml = link.xml_target;
+			r->hint = link.hint;
+		}
+	}
 }
 
 /* The work of the pool's threads. */
@@ -124,15 +246,18 @@ static void
 canon_batch(void *job)
 {
 	struct batch *bt = job;
+	split_batch(bt);
 	bt->canon_len = 0;
 	size_t cols = bt->pages ? 1 : 2;
 	for (size_t i = 0; i < bt->n; i++) {
 		struct row *r = &bt->rows[i];
 		r->why = NULL;
+		if (r->line_why)
+			continue;
 		for (size_t c = 0; c < cols; c++) {
 			const char *raw = bt->raw + r->raw[c];
 			/* Links come grouped by source: one canonicalisation a page. */
-			if (c == 0 && i > 0 && !r[-1].why &&
+			if (c == 0 && i > 0 && !r[-1].why && !r[-1].line_why &&
 			    strcmp(raw, bt->raw + r[-1].raw[0]) == 0) {
 				r->canon[0] = r[-1].canon[0];
 				r->hash[0] = r[-1].hash[0];
@@ -154,6 +279,7 @@ canon_batch(void *job)
 			bt->canon_len += n + 1;
 		}
 	}
+	node_lines_of_batch(bt);
 }
 
 static void
@@ -161,127 +287,83 @@ batch_free(void *job)
 {
 	struct batch *bt = job;
 	free(bt->raw);
+	free(bt->rows);
+	tsv_row_free(&bt->fields);
+	free(bt->whys);
 	free(bt->canon);
+	free(bt->lines_out);
 }
 
-static inline void
-seen_prefetch(const struct linkmat *lm, uint64_t h)
-{
-	__builtin_prefetch(seen_bucket(lm, h), 1);
-}
-
-/* The canonical rows of a batch, in input order, to the sorts; run by the
- * pool on the main thread. */
+/* The rows of a batch, in input order: the messages of the rows refused,
+ * the links to their file; the node lines to GNU sort.  Run by the pool on
+ * the main thread. */
 static void
 emit_batch(void *arg, void *job)
 {
 	struct linkmat *lm = arg;
 	struct batch *bt = job;
+	struct tsv *t = bt->t;
 	/* The messages name each row's own line. */
-	uint64_t line = bt->t->line;
+	uint64_t first = t->line + 1;
 	for (size_t i = 0; i < bt->n; i++) {
 		const struct row *r = &bt->rows[i];
-		/* The filter is larger than the caches: its slots are fetched
-		 * some rows ahead, so that the misses overlap. */
-		if (i + SEEN_AHEAD < bt->n && !r[SEEN_AHEAD].why) {
-			seen_prefetch(lm, r[SEEN_AHEAD].hash[0]);
-			if (!bt->pages)
-				seen_prefetch(lm, r[SEEN_AHEAD].hash[1]);
+		t->line = first + r->line;
+		if (r->line_why) {
+			tsv_reject(t, "%s", bt->whys + r->line_why);
+			continue;
 		}
-		progress_set(&lm->pg, ++lm->rows);
-		bt->t->line = r->line;
+		t->rows++;
+		lm->rows++;
 		if (r->why) {
 			if (bt->pages)
 				pages_reject_url(bt->t, r->why, bt->raw + r->raw[0]);
 			else
 				links_reject_url(bt->t, r->bad, r->why, bt->raw + r->raw[r->bad]);
-			continue;
-		}
-		const char *src = bt->canon + r->canon[0];
-		if (bt->pages) {
-			if (r->type < 0) {
+		} else if (bt->pages) {
+			if (r->type < 0)
 				pages_reject_type(bt->t, bt->raw + r->raw[1]);
-				continue;
-			}
-			emit_node(lm, src, r->hash[0], (char)(EV_PAGE + r->type));
-			continue;
-		}
-		const char *dst = bt->canon + r->canon[1];
-		if (r->hint) {
-			emit_node(lm, dst, r->hash[1], r->xml ? EV_XML_TARGET : EV_TARGET);
+		} else if (r->hint) {
 			lm->hint_rows++;
-			continue;
-		}
-		emit_node(lm, src, r->hash[0], EV_SOURCE);
-		if (r->hash[0] == r->hash[1] && strcmp(src, dst) == 0) {
+		} else if (r->self) {
 			lm->self_links++;
-			continue;
+		} else {
+			pairs_add(&lm->pairs, r->hash[1], r->hash[0]);
+			lm->link_rows++;
 		}
-		emit_node(lm, dst, r->hash[1], r->xml ? EV_XML_TARGET : EV_TARGET);
-		uint8_t rec[16];
-		put64(rec, r->hash[1]);
-		put64(rec + 8, r->hash[0]);
-		extsort_add(lm->by_src, rec);
-		lm->link_rows++;
 	}
-	bt->t->line = line;
-	bt->n = 0;
-	bt->raw_len = 0;
-}
-
-static struct batch *
-next_batch(struct linkmat *lm, struct tsv *t, bool pages)
-{
-	struct batch *bt = wa_pool_next(&lm->pool);
-	bt->t = t;
-	bt->pages = pages;
-	return bt;
+	t->line = first - 1 + bt->lines;
+	progress_set(&lm->pg, lm->rows);
+	/* A write error shows when the input of the sort is closed. */
+	fwrite_unlocked(bt->lines_out, 1, bt->out_len, lm->nodes.in);
+	lm->node_lines += bt->node_lines;
 }
 
 static void
 read_input(struct linkmat *lm, const char *path, bool pages)
 {
 	struct tsv *t = pages ? pages_open(path) : links_open(path, 0);
-	struct batch *bt = next_batch(lm, t, pages);
-	while (tsv_next(t)) {
-		struct row *r = &bt->rows[bt->n++];
-		r->line = t->line;
-		if (pages) {
-			r->raw[0] = batch_raw(bt, t, PAGES_URL);
-			r->raw[1] = batch_raw(bt, t, PAGES_TYPE);
-			r->type = (int8_t)pages_type(t->col[PAGES_TYPE]);
-		} else {
-			struct link_row link;
-			links_row(t, &link);
-			r->raw[0] = batch_raw(bt, t, LINKS_SRC);
-			r->raw[1] = batch_raw(bt, t, LINKS_DST);
-			r->xml = link.xml_target;
-			r->hint = link.hint;
+	struct tsv_block b;
+	/* The lines are counted as their batches come back. */
+	while (tsv_next_block(t, BATCH_BYTES, &b)) {
+		struct batch *bt = wa_pool_next(&lm->pool);
+		bt->lm = lm;
+		bt->t = t;
+		bt->pages = pages;
+		bt->long_line = b.long_line;
+		/* A byte more: tsv_split ends a last line without \n there. */
+		if (b.len + 1 > bt->raw_cap) {
+			bt->raw_cap = b.len + 1 > 2 * bt->raw_cap ? b.len + 1 : 2 * bt->raw_cap;
+			free(bt->raw);
+			bt->raw = wa_malloc(bt->raw_cap);
 		}
-		if (bt->n == BATCH_ROWS) {
-			wa_pool_submit(&lm->pool);
-			bt = next_batch(lm, t, pages);
-		}
-	}
-	if (bt->n)
+		if (b.len)
+			memcpy(bt->raw, b.text, b.len);
+		bt->raw_len = b.len;
 		wa_pool_submit(&lm->pool);
+	}
 	wa_pool_drain(&lm->pool);
 	lm->rejected += t->rejected;
 	tsv_close(t);
-}
-
-/* The filter's slots, zeroed.  Its accesses are random: on pages of 4K
- * each would miss the TLB too, hence huge pages where the system has them. */
-static uint64_t *
-seen_alloc(struct linkmat *lm, size_t entries)
-{
-	lm->seen_bytes = entries * sizeof *lm->seen;
-	void *p = mmap(NULL, lm->seen_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-	    -1, 0);
-	if (p == MAP_FAILED)
-		wa_die_errno("cannot allocate %zu bytes", lm->seen_bytes);
-	madvise(p, lm->seen_bytes, MADV_HUGEPAGE);
-	return p;
 }
 
 /* The filter's bytes: its share, but no more than the text of the input
@@ -304,16 +386,16 @@ seen_share(const struct linkmat *lm, char **files, int nfiles)
 void
 linkmat_read(struct linkmat *lm, char **files, int nfiles)
 {
-	lm->by_src = extsort_new("links by source", workdir_path(), 16, SHARE(lm, 1, 2),
-	    big_sort(lm, EXTSORT_UNIQUE));
+	pairs_open(&lm->pairs, SHARE(lm, 1, 4));
 	uint64_t group_bytes = (1u << FACT_BITS) * SEEN_WAYS * sizeof *lm->seen;
 	uint64_t share = seen_share(lm, files, nfiles);
 	lm->seen_groups = share / group_bytes ? share / group_bytes : 1;
-	lm->seen = seen_alloc(lm, lm->seen_groups * (1u << FACT_BITS) * SEEN_WAYS);
-	/* sort(1) on one thread: the tool's own threads keep the processors
-	 * busy while it reads, and a second thread costs sort a sixth more
-	 * processor time. */
-	sorter_start(&lm->nodes, "node lines", SHARE(lm, 1, 4), 1, workdir_path(),
+	lm->seen_bytes = lm->seen_groups * (1u << FACT_BITS) * SEEN_WAYS * sizeof *lm->seen;
+	lm->seen = random_access_alloc(lm->seen_bytes);
+	/* sort(1) on two threads: while the tool reads, they cost sort a
+	 * sixth more processor time, but the lines that fit its memory are
+	 * sorted only once the input ends, while the tool waits. */
+	sorter_start(&lm->nodes, "node lines", SHARE(lm, 3, 8), 2, workdir_path(),
 	    true, -1);
 
 	/* With one thread the main thread canonicalises itself. */
@@ -329,15 +411,15 @@ linkmat_read(struct linkmat *lm, char **files, int nfiles)
 		read_input(lm, files[i], false);
 	progress_end(&lm->pg);
 	wa_pool_stop(&lm->pool, batch_free);
-	munmap(lm->seen, lm->seen_bytes);
+	random_access_free(lm->seen, lm->seen_bytes);
 	lm->seen = NULL;
 	sorter_close_input(&lm->nodes);
-	extsort_finish(lm->by_src);
 	verbose("read %" PRIu64 " rows: %" PRIu64 " links, %" PRIu64 " hints, %" PRIu64
 	    " self links, %" PRIu64 " rejected", lm->rows, lm->link_rows, lm->hint_rows,
 	    lm->self_links, lm->rejected);
 	verbose("  node lines: %" PRIu64 ", the others' facts were recent (%zu MB)",
 	    lm->node_lines, lm->seen_bytes >> 20);
-	sort_done("links by source", lm->by_src);
+	verbose("  links: %" PRIu64 " records, %" PRIu64 " MB spilled", lm->pairs.count,
+	    lm->pairs.in_file * PAIR_BYTES >> 20);
 	phase_done(lm, "reading");
 }

@@ -14,7 +14,7 @@
 /* A per-node degree file from its (count, id) records; returns the sum of
  * degree * graph_mix(id), which the matrix must match. */
 static uint64_t
-write_degrees(const struct linkmat *lm, struct extsort *deg, enum graph_file f)
+write_sorted_degrees(const struct linkmat *lm, struct extsort *deg, enum graph_file f)
 {
 	extsort_finish(deg);
 	sort_done(graph_file_names[f], deg);
@@ -40,13 +40,30 @@ write_degrees(const struct linkmat *lm, struct extsort *deg, enum graph_file f)
 	return mix;
 }
 
-/* Writes slice k from the matrix records of that slice. */
+/* A per-node degree file from the counts of the matrix. */
 static void
-write_slice(struct linkmat *lm, uint32_t k, const uint8_t **r, struct graph_slice_writer *sw)
+write_counted_degrees(const struct linkmat *lm, const uint32_t *deg, enum graph_file f)
+{
+	struct graph_writer o;
+	graph_writer_open(&o, workdir_path(), graph_file_names[f], graph_file_kinds[f]);
+	graph_writer_put(&o, deg, lm->n * sizeof *deg);
+	graph_writer_commit(&o, lm->n, NULL);
+}
+
+/* The degrees counted as the slices are written, when the join did not
+ * count them (linkmat.h). */
+struct counts {
+	uint32_t *out, *in;
+};
+
+/* Writes slice k from the sorted matrix records of its part. */
+static void
+write_slice(struct linkmat *lm, uint32_t k, struct extsort *part, const uint8_t **r,
+    struct graph_slice_writer *sw, struct counts *c)
 {
 	uint64_t lo = lm->bound[k], hi = lm->bound[k + 1];
 	graph_slice_begin(sw, lo, hi);
-	for (; *r && get32(*r + 8) >> 1 == k; *r = extsort_next(lm->matrix)) {
+	for (; *r && get32(*r + 8) >> 1 == k; *r = extsort_next(part)) {
 		bool internal = get32(*r + 8) & 1;
 		uint32_t major = get32(*r + 4), minor = get32(*r);
 		uint32_t s = internal ? minor : major, d = internal ? major : minor;
@@ -54,32 +71,93 @@ write_slice(struct linkmat *lm, uint32_t k, const uint8_t **r, struct graph_slic
 			wa_die("internal error: link %" PRIu32 " -> %" PRIu32 " in slice %" PRIu32,
 			    s, d, k);
 		graph_slice_add(sw, internal, major, minor - lo);
-		lm->out_mix += graph_mix(s);
-		lm->in_mix += graph_mix(d);
+		if (c->out) {
+			c->out[s]++;
+			c->in[d]++;
+		} else {
+			lm->out_mix += graph_mix(s);
+			lm->in_mix += graph_mix(d);
+		}
 	}
 	lm->matrix_bytes += graph_slice_commit(sw, workdir_path(), k);
 	lm->links += sw->links;
 }
 
-static void
-write_slices(struct linkmat *lm)
-{
+/* A part of the matrix: sorted on a thread of the pool, its slices
+ * written on the main thread, in order, while the next parts sort. */
+struct part_job {
+	struct linkmat *lm;
+	uint32_t part;
+	uint64_t budget;
+	struct extsort *sorted;
+};
+
+struct slice_output {
+	struct linkmat *lm;
 	struct graph_slice_writer sw;
-	graph_slice_writer_open(&sw, workdir_path());
-	extsort_finish(lm->matrix);
-	sort_done("matrix", lm->matrix);
-	progress_start(&lm->pg, "slices", lm->slices);
-	const uint8_t *r = extsort_next(lm->matrix);
-	for (uint32_t k = 0; k < lm->slices; k++) {
-		write_slice(lm, k, &r, &sw);
+	struct counts *c;
+};
+
+static void
+sort_part(void *job)
+{
+	struct part_job *j = job;
+	j->sorted = matrix_sort_part(j->lm, j->part, j->budget);
+}
+
+static void
+write_part(void *arg, void *job)
+{
+	struct slice_output *o = arg;
+	struct part_job *j = job;
+	struct linkmat *lm = o->lm;
+	const struct matrix *m = &lm->matrix;
+	const uint8_t *r = extsort_next(j->sorted);
+	uint32_t first = j->part * m->slices_per_part, end = first + m->slices_per_part;
+	for (uint32_t k = first; k < end && k < lm->slices; k++) {
+		write_slice(lm, k, j->sorted, &r, &o->sw, o->c);
 		progress_set(&lm->pg, k + 1);
 	}
-	progress_end(&lm->pg);
 	if (r)
-		wa_die("internal error: matrix records past the last slice");
-	graph_slice_writer_close(&sw);
-	extsort_free(lm->matrix);
-	lm->matrix = NULL;
+		wa_die("internal error: matrix records past the slices of their part");
+	if (extsort_stats(j->sorted)->runs)
+		sort_done("matrix part", j->sorted);
+	extsort_free(j->sorted);
+	j->sorted = NULL;
+}
+
+static void
+free_part_job(void *job)
+{
+	struct part_job *j = job;
+	extsort_free(j->sorted);
+}
+
+static void
+write_slices(struct linkmat *lm, struct counts *c)
+{
+	struct matrix *m = &lm->matrix;
+	struct slice_output o = { .lm = lm, .c = c };
+	graph_slice_writer_open(&o.sw, workdir_path());
+	verbose("  matrix: %" PRIu64 " records in %" PRIu32 " parts, %" PRIu64 " MB spilled",
+	    m->added, m->nparts, m->file_end >> 20);
+	/* A part sorts in its share of the parts that may be in memory at
+	 * once: one for each slot of the pool, one more being written. */
+	unsigned threads = lm->nthreads > 1 ? lm->nthreads : 0;
+	struct wa_pool pool;
+	wa_pool_start(&pool, threads, 1, sizeof(struct part_job), sort_part, write_part, &o);
+	uint64_t budget = SHARE(lm, 3, 8) / (pool.slots + 1);
+	progress_start(&lm->pg, "slices", lm->slices);
+	for (uint32_t part = 0; part < m->nparts; part++) {
+		struct part_job *j = wa_pool_next(&pool);
+		*j = (struct part_job){ lm, part, budget, NULL };
+		wa_pool_submit(&pool);
+	}
+	wa_pool_drain(&pool);
+	wa_pool_stop(&pool, free_part_job);
+	progress_end(&lm->pg);
+	graph_slice_writer_close(&o.sw);
+	matrix_close(m);
 	phase_done(lm, "slices");
 }
 
@@ -103,11 +181,24 @@ dir_bytes(const char *dir)
 void
 linkmat_write_matrix(struct linkmat *lm)
 {
-	uint64_t out_mix = write_degrees(lm, lm->outdeg, GF_OUTDEG);
-	uint64_t in_mix = write_degrees(lm, lm->indeg, GF_INDEG);
-	write_slices(lm);
-	if (out_mix != lm->out_mix || in_mix != lm->in_mix)
-		wa_die("internal error: the degrees disagree with the matrix");
+	if (lm->outdeg) {
+		struct counts none = { 0 };
+		uint64_t out_mix = write_sorted_degrees(lm, lm->outdeg, GF_OUTDEG);
+		uint64_t in_mix = write_sorted_degrees(lm, lm->indeg, GF_INDEG);
+		write_slices(lm, &none);
+		if (out_mix != lm->out_mix || in_mix != lm->in_mix)
+			wa_die("internal error: the degrees disagree with the matrix");
+	} else {
+		struct counts c = { wa_calloc(lm->n ? lm->n : 1, sizeof *c.out),
+		    wa_calloc(lm->n ? lm->n : 1, sizeof *c.in) };
+		write_slices(lm, &c);
+		write_counted_degrees(lm, c.out, GF_OUTDEG);
+		write_counted_degrees(lm, c.in, GF_INDEG);
+		free(c.out);
+		free(c.in);
+		/* The matrix sort dropped the duplicates. */
+		lm->new_links = lm->links - lm->old_kept;
+	}
 	graph_write_manifest(workdir_path(), lm->n, lm->links, lm->slices, lm->bound);
 	lm->bytes = dir_bytes(workdir_path());
 }
