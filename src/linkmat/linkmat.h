@@ -4,25 +4,26 @@
  * URLs never stay in memory.  Each is known by a 64-bit hash while the
  * links are sorted, and by its id once the nodes are numbered:
  *
- *   read      links -> (hash dst, hash src) records in a scratch file
- *             (pairs.c); every URL -> a node line for GNU sort (NODE_HTTP)
- *             (read.c)
+ *   read      the input's lines, split and canonicalised on the threads:
+ *             links -> (hash dst, hash src) records, in memory, then in a
+ *             scratch file (pairs.c); every URL -> a node line for GNU sort
+ *             (NODE_HTTP) (read.c)
  *   number    the sorted lines give the ids in order, the types, and the
  *             (hash, id) map; "URL<TAB>id" lines go to a second GNU sort
  *             (number.c)
  *   url table that sort gives urls and urlid, and urloff after a sort by id
  *             (urltable.c)
  *   join      when a table of the map fits in its share: the links look
- *             their ids up there, in one pass, and go to the matrix sort
- *             (slice of dst, external or internal, then src and dst or dst
- *             and src); the degrees are counted from the sorted matrix.
- *             Else two merges: the links sorted by source hash, merged
- *             with the map, give (dst hash, src id); those sorted by
- *             destination hash, merged with the map again, go to the
- *             matrix sort; the out- and in-degrees fall out of the merges
- *             (join.c)
- *   slices    the last sort, in that order, is encoded slice by slice
- *             (write.c)
+ *             their ids up there, on the threads, in one pass; the degrees
+ *             are counted as the slices are written.  Else two merges: the
+ *             links sorted by source hash, merged with the map, give (dst
+ *             hash, src id); those sorted by destination hash, merged with
+ *             the map again, give the links; the out- and in-degrees fall
+ *             out of the merges (join.c).  Either way the links go to the
+ *             matrix (slice of dst, external or internal, then src and dst
+ *             or dst and src), gathered in parts of slices (matrix.c)
+ *   slices    each part sorted alone and its slices encoded, on the
+ *             threads (write.c)
  *
  * Two URLs with the same hash would share an id: the map is in hash order,
  * so such a collision shows as two neighbours and stops the build.
@@ -30,7 +31,7 @@
  * With -u the old graph's nodes are merged in id order with the new lines
  * (their order is the same), and its links are read from its slices: those
  * of pages fetched this cycle are dropped, the others renumbered and added
- * to the last sort (old.c).  The new graph is built in a hidden directory
+ * to the matrix (old.c).  The new graph is built in a hidden directory
  * beside GRAPH (workdir.h), which also holds the scratch files, and moved
  * into place at the end. */
 #ifndef WA_LINKMAT_H
@@ -72,6 +73,8 @@ struct pairs {
 
 /* The matrix records by part, a range of slices (matrix.c). */
 #define MATRIX_RECORD 12
+/* Parts at most: each has a buffer, and a part's number fits a byte. */
+#define MATRIX_PARTS_MAX 256
 struct matrix_part {
 	size_t fill;		/* records in its buffer */
 	uint64_t *chunk_off;	/* its full chunks in the scratch file */

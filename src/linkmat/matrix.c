@@ -14,8 +14,6 @@
 #include "wa.h"
 #include "workdir.h"
 
-/* Parts at most: each has a buffer. */
-#define MATRIX_PARTS_MAX 256
 /* Records in a buffer at most: chunks of 768K read back in one piece. */
 #define MATRIX_CHUNK_MAX 65536
 #define MATRIX_CHUNK_MIN 16

@@ -51,18 +51,34 @@ write_counted_degrees(const struct linkmat *lm, const uint32_t *deg, enum graph_
 }
 
 /* The degrees counted as the slices are written, when the join did not
- * count them (linkmat.h). */
+ * count them (linkmat.h).  A slice holds every link to its pages, but
+ * the links from a page are in every slice: several threads count them. */
 struct counts {
 	uint32_t *out, *in;
 };
 
+/* A part of the matrix, sorted and its slices written on a thread of the
+ * pool, while the other threads do the next parts; what it adds to the
+ * totals is added on the main thread, in order. */
+struct part_job {
+	struct linkmat *lm;
+	struct counts *c;
+	uint32_t part;
+	uint64_t budget;
+	struct graph_slice_writer sw;
+	bool sw_open;
+	uint64_t links, matrix_bytes, out_mix, in_mix;
+	struct extsort *sorted;		/* if it spilled, for -v */
+};
+
 /* Writes slice k from the sorted matrix records of its part. */
 static void
-write_slice(struct linkmat *lm, uint32_t k, struct extsort *part, const uint8_t **r,
-    struct graph_slice_writer *sw, struct counts *c)
+write_slice(struct part_job *j, uint32_t k, struct extsort *part, const uint8_t **r)
 {
+	const struct linkmat *lm = j->lm;
+	struct counts *c = j->c;
 	uint64_t lo = lm->bound[k], hi = lm->bound[k + 1];
-	graph_slice_begin(sw, lo, hi);
+	graph_slice_begin(&j->sw, lo, hi);
 	for (; *r && get32(*r + 8) >> 1 == k; *r = extsort_next(part)) {
 		bool internal = get32(*r + 8) & 1;
 		uint32_t major = get32(*r + 4), minor = get32(*r);
@@ -70,60 +86,58 @@ write_slice(struct linkmat *lm, uint32_t k, struct extsort *part, const uint8_t 
 		if (d < lo || d >= hi || (internal && (s < lo || s >= hi)))
 			wa_die("internal error: link %" PRIu32 " -> %" PRIu32 " in slice %" PRIu32,
 			    s, d, k);
-		graph_slice_add(sw, internal, major, minor - lo);
+		graph_slice_add(&j->sw, internal, major, minor - lo);
 		if (c->out) {
-			c->out[s]++;
+			__atomic_fetch_add(&c->out[s], 1, __ATOMIC_RELAXED);
 			c->in[d]++;
 		} else {
-			lm->out_mix += graph_mix(s);
-			lm->in_mix += graph_mix(d);
+			j->out_mix += graph_mix(s);
+			j->in_mix += graph_mix(d);
 		}
 	}
-	lm->matrix_bytes += graph_slice_commit(sw, workdir_path(), k);
-	lm->links += sw->links;
-}
-
-/* A part of the matrix: sorted on a thread of the pool, its slices
- * written on the main thread, in order, while the next parts sort. */
-struct part_job {
-	struct linkmat *lm;
-	uint32_t part;
-	uint64_t budget;
-	struct extsort *sorted;
-};
-
-struct slice_output {
-	struct linkmat *lm;
-	struct graph_slice_writer sw;
-	struct counts *c;
-};
-
-static void
-sort_part(void *job)
-{
-	struct part_job *j = job;
-	j->sorted = matrix_sort_part(j->lm, j->part, j->budget);
+	j->matrix_bytes += graph_slice_commit(&j->sw, workdir_path(), k);
+	j->links += j->sw.links;
 }
 
 static void
-write_part(void *arg, void *job)
+write_part(void *job)
 {
-	struct slice_output *o = arg;
 	struct part_job *j = job;
-	struct linkmat *lm = o->lm;
-	const struct matrix *m = &lm->matrix;
-	const uint8_t *r = extsort_next(j->sorted);
-	uint32_t first = j->part * m->slices_per_part, end = first + m->slices_per_part;
-	for (uint32_t k = first; k < end && k < lm->slices; k++) {
-		write_slice(lm, k, j->sorted, &r, &o->sw, o->c);
-		progress_set(&lm->pg, k + 1);
+	const struct matrix *m = &j->lm->matrix;
+	if (!j->sw_open) {
+		graph_slice_writer_open(&j->sw, workdir_path());
+		j->sw_open = true;
 	}
+	j->links = j->matrix_bytes = j->out_mix = j->in_mix = 0;
+	struct extsort *s = matrix_sort_part(j->lm, j->part, j->budget);
+	const uint8_t *r = extsort_next(s);
+	uint32_t first = j->part * m->slices_per_part, end = first + m->slices_per_part;
+	for (uint32_t k = first; k < end && k < j->lm->slices; k++)
+		write_slice(j, k, s, &r);
 	if (r)
 		wa_die("internal error: matrix records past the slices of their part");
-	if (extsort_stats(j->sorted)->runs)
+	if (extsort_stats(s)->runs)
+		j->sorted = s;
+	else
+		extsort_free(s);
+}
+
+static void
+add_part(void *arg, void *job)
+{
+	struct linkmat *lm = arg;
+	struct part_job *j = job;
+	lm->links += j->links;
+	lm->matrix_bytes += j->matrix_bytes;
+	lm->out_mix += j->out_mix;
+	lm->in_mix += j->in_mix;
+	if (j->sorted) {
 		sort_done("matrix part", j->sorted);
-	extsort_free(j->sorted);
-	j->sorted = NULL;
+		extsort_free(j->sorted);
+		j->sorted = NULL;
+	}
+	uint32_t end = (j->part + 1) * lm->matrix.slices_per_part;
+	progress_set(&lm->pg, end < lm->slices ? end : lm->slices);
 }
 
 static void
@@ -131,32 +145,34 @@ free_part_job(void *job)
 {
 	struct part_job *j = job;
 	extsort_free(j->sorted);
+	if (j->sw_open)
+		graph_slice_writer_close(&j->sw);
 }
 
 static void
 write_slices(struct linkmat *lm, struct counts *c)
 {
 	struct matrix *m = &lm->matrix;
-	struct slice_output o = { .lm = lm, .c = c };
-	graph_slice_writer_open(&o.sw, workdir_path());
 	verbose("  matrix: %" PRIu64 " records in %" PRIu32 " parts, %" PRIu64 " MB spilled",
 	    m->added, m->nparts, m->file_end >> 20);
 	/* A part sorts in its share of the parts that may be in memory at
-	 * once: one for each slot of the pool, one more being written. */
+	 * once, one for each slot of the pool. */
 	unsigned threads = lm->nthreads > 1 ? lm->nthreads : 0;
 	struct wa_pool pool;
-	wa_pool_start(&pool, threads, 1, sizeof(struct part_job), sort_part, write_part, &o);
-	uint64_t budget = SHARE(lm, 3, 8) / (pool.slots + 1);
+	wa_pool_start(&pool, threads, 1, sizeof(struct part_job), write_part, add_part, lm);
+	uint64_t budget = SHARE(lm, 3, 8) / pool.slots;
 	progress_start(&lm->pg, "slices", lm->slices);
 	for (uint32_t part = 0; part < m->nparts; part++) {
 		struct part_job *j = wa_pool_next(&pool);
-		*j = (struct part_job){ lm, part, budget, NULL };
+		j->lm = lm;
+		j->c = c;
+		j->part = part;
+		j->budget = budget;
 		wa_pool_submit(&pool);
 	}
 	wa_pool_drain(&pool);
 	wa_pool_stop(&pool, free_part_job);
 	progress_end(&lm->pg);
-	graph_slice_writer_close(&o.sw);
 	matrix_close(m);
 	phase_done(lm, "slices");
 }
