@@ -603,12 +603,18 @@ canon_cleaned(const char *s, char *out, const char **why)
 }
 
 bool
-url_canon(const char *in, char *out, const char **why)
+url_is_canonical(const char *s, size_t n)
 {
 	/* A canonical URL has no byte that cleaning drops, nor a fragment:
 	 * it is its own cleaned input. */
+	return url_fast_path && n <= URL_MAX && already_canonical(s);
+}
+
+bool
+url_canon(const char *in, char *out, const char **why)
+{
 	size_t n = strnlen(in, URL_MAX + 1);
-	if (url_fast_path && n <= URL_MAX && already_canonical(in)) {
+	if (url_is_canonical(in, n)) {
 		memcpy(out, in, n + 1);
 		return true;
 	}

@@ -56,6 +56,9 @@ bool url_canon(const char *in, char *out, const char **why);
 /* Whether url_canon may return an input that is canonical already without
  * libcurl's parse (default true); the tests turn it off to compare. */
 extern bool url_fast_path;
+/* Whether url_canon would give s (n bytes, then a NUL) as it is, known
+ * without libcurl's parse; false says nothing. */
+bool url_is_canonical(const char *s, size_t n);
 
 /* Resolves the reference ref (RFC 3986 section 5) against base, which is
  * canonicalised first, and canonicalises the result.  An empty or

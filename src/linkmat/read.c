@@ -19,11 +19,15 @@
 #define BATCH_BYTES (256u << 10)
 #define SEEN_AHEAD 16
 #define SEEN_WAYS 8	/* a bucket is a cache line */
+#define IN_RAW (UINT32_C(1) << 31)	/* batches are far smaller */
 
 struct row {
 	uint32_t line;		/* in the batch, from 0 */
 	uint32_t raw[2];	/* the fields, in the batch's raw bytes */
-	uint32_t canon[2];	/* canonical URLs, in the batch's canon bytes */
+	uint32_t raw_len[2];
+	/* The canonical URLs: in the batch's canon bytes, or with IN_RAW
+	 * the field itself, which most URLs are. */
+	uint32_t canon[2];
 	uint64_t hash[2];
 	const char *why;	/* why the URL in column bad + 1 is refused */
 	uint32_t line_why;	/* why the line is unusable, in whys; 0: it is not */
@@ -151,6 +155,12 @@ seen_prefetch(const struct linkmat *lm, uint64_t h)
 	__builtin_prefetch(seen_bucket(lm, h), 1);
 }
 
+static const char *
+canonical_url(const struct batch *bt, const struct row *r, size_t c)
+{
+	return r->canon[c] & IN_RAW ? bt->raw + (r->canon[c] & ~IN_RAW) : bt->canon + r->canon[c];
+}
+
 /* The node lines of the canonical rows of a batch. */
 static void
 node_lines_of_batch(struct batch *bt)
@@ -168,13 +178,13 @@ node_lines_of_batch(struct batch *bt)
 		}
 		if (r->why || r->line_why)
 			continue;
-		const char *src = bt->canon + r->canon[0];
+		const char *src = canonical_url(bt, r, 0);
 		if (bt->pages) {
 			if (r->type >= 0)
 				emit_node(bt, src, r->hash[0], (char)(EV_PAGE + r->type));
 			continue;
 		}
-		const char *dst = bt->canon + r->canon[1];
+		const char *dst = canonical_url(bt, r, 1);
 		char ev = r->xml ? EV_XML_TARGET : EV_TARGET;
 		if (r->hint) {
 			emit_node(bt, dst, r->hash[1], ev);
@@ -228,8 +238,10 @@ split_batch(struct batch *bt)
 			refuse_line(bt, r, bad);
 			continue;
 		}
-		r->raw[0] = (uint32_t)(col[0] - bt->raw);
-		r->raw[1] = (uint32_t)(col[1] - bt->raw);
+		for (size_t c = 0; c < 2; c++) {
+			r->raw[c] = (uint32_t)(col[c] - bt->raw);
+			r->raw_len[c] = (uint32_t)bt->fields.len[c];
+		}
 		if (bt->pages) {
 			r->type = (int8_t)pages_type(col[PAGES_TYPE]);
 		} else {
@@ -256,11 +268,17 @@ canon_batch(void *job)
 			continue;
 		for (size_t c = 0; c < cols; c++) {
 			const char *raw = bt->raw + r->raw[c];
+			size_t n = r->raw_len[c];
 			/* Links come grouped by source: one canonicalisation a page. */
 			if (c == 0 && i > 0 && !r[-1].why && !r[-1].line_why &&
-			    strcmp(raw, bt->raw + r[-1].raw[0]) == 0) {
+			    n == r[-1].raw_len[0] && memcmp(raw, bt->raw + r[-1].raw[0], n) == 0) {
 				r->canon[0] = r[-1].canon[0];
 				r->hash[0] = r[-1].hash[0];
+				continue;
+			}
+			if (url_is_canonical(raw, n)) {
+				r->canon[c] = r->raw[c] | IN_RAW;
+				r->hash[c] = url_hash(raw, n);
 				continue;
 			}
 			/* Canonicalised in place, in room for the longest URL. */
@@ -273,7 +291,7 @@ canon_batch(void *job)
 				r->bad = (uint8_t)c;
 				break;
 			}
-			size_t n = strlen(url);
+			n = strlen(url);
 			r->canon[c] = (uint32_t)bt->canon_len;
 			r->hash[c] = url_hash(url, n);
 			bt->canon_len += n + 1;
