@@ -458,6 +458,18 @@ tsv_next_block(struct tsv *t, size_t want, struct tsv_block *b)
 	}
 }
 
+/* Rejects the line begun at p->start, whose end is skipped then: its
+ * message is tsv_split's. */
+static void
+reject_long_line(struct tsv *t)
+{
+	struct tsv_private *p = t->p;
+	char why[TSV_WHY_SIZE];
+	t->line++;
+	tsv_reject(t, "%s", tsv_split(t, NULL, SIZE_MAX, &p->row, why));
+	p->skipping = true;
+}
+
 bool
 tsv_next(struct tsv *t)
 {
@@ -473,11 +485,8 @@ tsv_next(struct tsv *t)
 				return false;
 			len = p->end - p->start;	/* a last line without \n */
 		} else if (p->end - p->start > p->max_line) {
-			if (!p->skipping) {
-				t->line++;
-				tsv_reject(t, "line longer than %zu bytes", p->max_line);
-				p->skipping = true;
-			}
+			if (!p->skipping)
+				reject_long_line(t);
 			p->start = p->scanned = p->end;
 			fill(t);
 			continue;
@@ -486,11 +495,8 @@ tsv_next(struct tsv *t)
 			fill(t);
 			continue;
 		}
-		if (len > p->max_line && !p->skipping) {
-			t->line++;
-			tsv_reject(t, "line longer than %zu bytes", p->max_line);
-			p->skipping = true;
-		}
+		if (len > p->max_line && !p->skipping)
+			reject_long_line(t);
 		p->start += len + (nl != NULL);
 		p->scanned = p->start;
 		if (p->skipping) {
