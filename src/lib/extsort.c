@@ -489,20 +489,42 @@ spill(struct extsort *s)
 	s->spilling = true;
 }
 
+/* Room for a record more in the buffer: grown to its most, then spilled. */
+static void
+make_room(struct extsort *s)
+{
+	if (s->cap < s->cap_max) {
+		size_t want = s->cap ? 2 * s->cap : GROW_FIRST / s->rb;
+		s->cap = want < s->cap_max ? want : s->cap_max;
+		s->buf = wa_reallocarray(s->buf, s->cap, s->rb);
+	} else {
+		spill(s);
+	}
+}
+
 void
 extsort_add(struct extsort *s, const void *rec)
 {
-	if (s->n == s->cap) {
-		if (s->cap < s->cap_max) {
-			size_t want = s->cap ? 2 * s->cap : GROW_FIRST / s->rb;
-			s->cap = want < s->cap_max ? want : s->cap_max;
-			s->buf = wa_reallocarray(s->buf, s->cap, s->rb);
-		} else {
-			spill(s);
-		}
-	}
+	if (s->n == s->cap)
+		make_room(s);
 	memcpy(s->buf + s->n++ * s->rb, rec, s->rb);
 	s->st.added++;
+}
+
+void
+extsort_add_many(struct extsort *s, const void *recs, size_t n)
+{
+	const uint8_t *rec = recs;
+	while (n > 0) {
+		if (s->n == s->cap)
+			make_room(s);
+		size_t k = s->cap - s->n < n ? s->cap - s->n : n;
+		memcpy(s->buf + s->n * s->rb, rec, k * s->rb);
+		s->n += k;
+		s->st.added += k;
+		rec += k * s->rb;
+		n -= k;
+	}
 }
 
 static bool

@@ -41,6 +41,8 @@ struct extsort_stats {
 struct extsort *extsort_new(const char *name, const char *dir, size_t rec_bytes,
     uint64_t budget, unsigned flags);
 void extsort_add(struct extsort *s, const void *rec);
+/* The n records at recs, one after the other, as n extsort_add. */
+void extsort_add_many(struct extsort *s, const void *recs, size_t n);
 /* No more records: sorts what is in memory, or spills it and prepares the
  * merge.  Frees the memory a later stage does not need. */
 void extsort_finish(struct extsort *s);

@@ -99,8 +99,7 @@ sort_by_source(struct linkmat *lm)
 	uint8_t *recs = wa_reallocarray(NULL, PAIRS_BUFFER, PAIR_BYTES);
 	size_t got;
 	for (uint64_t at = 0; (got = pairs_read(&lm->pairs, at, recs, PAIRS_BUFFER)); at += got)
-		for (size_t i = 0; i < got; i++)
-			extsort_add(lm->by_src, recs + i * PAIR_BYTES);
+		extsort_add_many(lm->by_src, recs, got);
 	free(recs);
 	pairs_close(&lm->pairs);
 	extsort_finish(lm->by_src);

@@ -66,8 +66,7 @@ matrix_sort_part(struct linkmat *lm, uint32_t part, uint64_t budget)
 			if (got != (ssize_t)(n * MATRIX_RECORD))
 				wa_die_errno("cannot read back the scratch space in %s", workdir_path());
 		}
-		for (size_t i = 0; i < n; i++)
-			extsort_add(s, buf + i * MATRIX_RECORD);
+		extsort_add_many(s, buf, n);
 	}
 	free(p->chunk_off);
 	p->chunk_off = NULL;

@@ -48,16 +48,23 @@ make_record(unsigned char *rec, size_t size, enum keys keys)
 }
 
 /* Sorts n records both ways; true if extsort gives qsort's order (equal
- * records once with EXTSORT_UNIQUE), and again after a rewind. */
+ * records once with EXTSORT_UNIQUE), and again after a rewind.  The
+ * records go to extsort one by one (group 1), or group by group with
+ * extsort_add_many. */
 static bool
-same_as_qsort(size_t size, size_t n, enum keys keys, uint64_t budget, unsigned flags)
+same_as_qsort(size_t size, size_t n, enum keys keys, uint64_t budget, unsigned flags,
+    size_t group)
 {
 	unsigned char *recs = malloc(n * size + 1);
 	const char *dir = getenv("TMPDIR");
 	struct extsort *s = extsort_new("test", dir && *dir ? dir : "/tmp", size, budget, flags);
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < n; i++)
 		make_record(recs + i * size, size, keys);
-		extsort_add(s, recs + i * size);
+	for (size_t i = 0; i < n; i += group) {
+		if (group == 1)
+			extsort_add(s, recs + i * size);
+		else
+			extsort_add_many(s, recs + i * size, n - i < group ? n - i : group);
 	}
 	extsort_finish(s);
 	cmp_bytes = size;
@@ -97,12 +104,20 @@ main(void)
 			for (int k = RANDOM; k <= SPARSE_HIGH; k++)
 				for (unsigned flags = 0; flags < 4; flags++) {
 					size_t n = budgets[b] == 1u << 30 ? 70000 : 20000;
-					ok(same_as_qsort(sizes[z], n, k, budgets[b], flags),
+					ok(same_as_qsort(sizes[z], n, k, budgets[b], flags, 1),
 					    "%zu-byte records, %s, %zu, budget %llu, flags %u: "
 					    "qsort's order", sizes[z], key_names[k], n,
 					    (unsigned long long)budgets[b], flags);
 				}
-	ok(same_as_qsort(8, 0, RANDOM, 1u << 20, 0), "no record");
-	ok(same_as_qsort(8, 1, RANDOM, 1u << 20, EXTSORT_UNIQUE), "one record");
+	/* Groups across the ends of runs, and all the records at once. */
+	for (size_t b = 0; b < sizeof budgets / sizeof *budgets; b++)
+		for (unsigned flags = 0; flags < 4; flags++)
+			for (size_t group = 777; group; group = group == 777 ? 20000 : 0)
+				ok(same_as_qsort(12, 20000, FEW_VALUES, budgets[b], flags, group),
+				    "12-byte records, few values, budget %llu, flags %u: in groups of "
+				    "%zu, qsort's order", (unsigned long long)budgets[b], flags, group);
+	ok(same_as_qsort(8, 0, RANDOM, 1u << 20, 0, 1), "no record");
+	ok(same_as_qsort(8, 0, RANDOM, 1u << 20, 0, 5), "no record, in groups");
+	ok(same_as_qsort(8, 1, RANDOM, 1u << 20, EXTSORT_UNIQUE, 1), "one record");
 	return done_testing();
 }
