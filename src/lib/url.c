@@ -589,13 +589,21 @@ already_canonical(const char *s)
 	return true;
 }
 
+/* Whether canon() may be skipped for s: the fast path is on (the tests
+ * turn it off to compare with libcurl's way) and s is canonical already. */
+static bool
+takes_fast_path(const char *s)
+{
+	return url_fast_path && already_canonical(s);
+}
+
 /* url_canon of the cleaned input s.  Cleaning again would be wrong: a
  * control byte before a '#' ends the string once the fragment is cut,
  * yet it belongs to the URL. */
 static bool
 canon_cleaned(const char *s, char *out, const char **why)
 {
-	if (url_fast_path && already_canonical(s)) {
+	if (takes_fast_path(s)) {
 		strcpy(out, s);
 		return true;
 	}
@@ -607,7 +615,7 @@ url_is_canonical(const char *s, size_t n)
 {
 	/* A canonical URL has no byte that cleaning drops, nor a fragment:
 	 * it is its own cleaned input. */
-	return url_fast_path && n <= URL_MAX && already_canonical(s);
+	return n <= URL_MAX && takes_fast_path(s);
 }
 
 bool
@@ -702,7 +710,7 @@ canon_merged(char *s, char *out, const char **why)
 	char dedotted[URL_BUFSIZE];
 	if (url_fast_path && strstr(s, "/.")) {
 		strcpy(dedotted, s);
-		if (remove_dot_segments(dedotted) && already_canonical(dedotted)) {
+		if (remove_dot_segments(dedotted) && takes_fast_path(dedotted)) {
 			strcpy(out, dedotted);
 			return true;
 		}
@@ -717,7 +725,7 @@ url_resolve(const char *base, const char *ref, char *out, const char **why)
 	const char *ignored;
 	if (!clean_input(ref, s, why))
 		return false;
-	if (url_fast_path && already_canonical(base)) {
+	if (takes_fast_path(base)) {
 		if (!*s) {
 			strcpy(out, base);
 			return true;
