@@ -110,12 +110,13 @@ main(void)
 					    (unsigned long long)budgets[b], flags);
 				}
 	/* Groups across the ends of runs, and all the records at once. */
+	static const size_t groups[] = { 777, 20000 };
 	for (size_t b = 0; b < sizeof budgets / sizeof *budgets; b++)
 		for (unsigned flags = 0; flags < 4; flags++)
-			for (size_t group = 777; group; group = group == 777 ? 20000 : 0)
-				ok(same_as_qsort(12, 20000, FEW_VALUES, budgets[b], flags, group),
+			for (size_t g = 0; g < sizeof groups / sizeof *groups; g++)
+				ok(same_as_qsort(12, 20000, FEW_VALUES, budgets[b], flags, groups[g]),
 				    "12-byte records, few values, budget %llu, flags %u: in groups of "
-				    "%zu, qsort's order", (unsigned long long)budgets[b], flags, group);
+				    "%zu, qsort's order", (unsigned long long)budgets[b], flags, groups[g]);
 	ok(same_as_qsort(8, 0, RANDOM, 1u << 20, 0, 1), "no record");
 	ok(same_as_qsort(8, 0, RANDOM, 1u << 20, 0, 5), "no record, in groups");
 	ok(same_as_qsort(8, 1, RANDOM, 1u << 20, EXTSORT_UNIQUE, 1), "one record");
