@@ -90,6 +90,9 @@ const char *run_agent(const struct extract_run *run);
 /* The part of a record that depends on the records before it, done in
  * their order before its parse: a warcinfo record sets the agent. */
 void run_follow_record(struct extract_run *run, const struct warc_record *rec);
+/* Whether run_follow_record reads the record's block, not only its
+ * header. */
+bool run_follows_block(const struct extract_run *run, const struct warc_record *rec);
 /* Parses a record for the agent given (run_agent when it was read):
  * its links go to the parser's callback, the rest into out.  Reads the
  * run's options only, so that the parsers of several threads may run at
@@ -107,10 +110,12 @@ void run_record(struct extract_run *run, const char *file, const struct warc_rec
 void run_read_inputs(struct extract_run *run, int npaths, char **paths);
 
 /* The records of a WARC file parsed on run->nthreads threads, the links,
- * the page rows, the hint rows and the messages written in the order of the records, as
- * run_record writes them (jobs.c).  Up to 16 * nthreads + 2 records are
- * held at once (with their gzip members, if handed out), and a decoded
- * body for each thread. */
+ * the page rows, the hint rows and the messages written in the order of
+ * the records, as run_record writes them (jobs.c).  Up to 128 * nthreads
+ * + 2 records are read ahead, and no more than 4 MiB a thread of their
+ * input but for the last (a gzip member handed out, else the record);
+ * their buffers keep no more than 4 MiB a thread for the next records;
+ * each thread has a member inflated and a body decoded. */
 struct record_jobs;
 struct record_jobs *record_jobs_start(struct extract_run *run);
 /* Reads the records of r (file NULL: stdin). */

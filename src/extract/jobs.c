@@ -2,14 +2,15 @@
  *
  * In a file of one gzip member per record, this thread only finds the
  * members and hands each one to the pool (thread.h) with the robots agent
- * of the records before it (warc_read_member); a pool thread inflates it,
- * reads its record and parses it with the extractor of that thread,
- * keeping its links in the job.  Inflating is most of the reading: here
- * it would hold up the threads.  This thread then takes the records in
- * their order: a member that was not one whole record, as warc_read would
- * have read it there, is read again from its start, and the jobs handed
- * out after it are dropped (warc_reader_rewind); a warcinfo record sets
- * the agent, and a page parsed for another one is parsed again here.
+ * of the records before it (warc_read_member); a pool thread inflates it
+ * into a buffer of that thread, reads its record and parses it with the
+ * extractor of that thread, keeping its links in the job.  Inflating is
+ * most of the reading: here it would hold up the threads.  This thread
+ * then takes the records in their order: a member that was not one whole
+ * record, as warc_read would have read it there, is read again from its
+ * start, and the jobs handed out after it are dropped
+ * (warc_reader_rewind); a warcinfo record sets the agent, and a page
+ * parsed for another one is parsed again here, both inflated again.
  *
  * Other records (plain input, one gzip member for all, the first of a
  * file, those read again) this thread reads with warc_read: the reader's
@@ -34,13 +35,15 @@
 #include "thread.h"
 #include "wa.h"
 
-/* Records read ahead a thread: on the crawl of real documents 16 took
- * -j 2 from 1.3 to 1.5 times the speed of -j 1 (4: 1.35, 64: no better),
- * as the reader runs on while a thread is on a long page. */
-#define RECORDS_AHEAD 16
-/* A record's memory of more than this is freed once written, so that the
- * memory of the ring stays small whatever the records. */
-#define KEPT_RECORD_BYTES (1 << 20)
+/* Records read ahead a thread, so that the others have work while one is
+ * on a long page: on the crawl of real documents, with 16 the processors
+ * of -j 2 were idle 5% of the run, with 128 1% (4: -j 2 1.35 times the
+ * speed of -j 1, 16: 1.5). */
+#define RECORDS_AHEAD 128
+/* And no more than this of their input a thread, whatever their size. */
+#define BYTES_AHEAD (4u << 20)
+/* The largest buffer kept from one record to the next. */
+#define KEPT_RECORD_BYTES (1u << 20)
 
 struct record_jobs;
 
@@ -56,8 +59,7 @@ struct record_job {
 	struct warc_record rec;	/* its fields in mem, its block in block */
 	struct warc_field *fields;
 	size_t fields_cap;
-	unsigned char *mem;	/* its version, fields and a block cut short */
-	size_t mem_cap;
+	struct warc_buffer mem;	/* its version, fields and a block cut short */
 	struct warc_buffer block;	/* the reader's buffer with its block */
 	char info_agent[sizeof ((struct extract_run *)0)->info_agent];
 	const char *agent;	/* run_agent when it was read */
@@ -74,6 +76,7 @@ struct record_job {
 	FILE *hint_rows;
 	char *hint_text;
 	size_t hint_len, nhints;
+	uint64_t kept;		/* kept_bytes once written */
 };
 
 /* A parser of each pool thread: its extractor's tables and buffers stay
@@ -83,6 +86,11 @@ struct record_job {
 struct record_worker {
 	_Alignas(WA_CACHE_LINE) struct record_parser parser;	/* made on the thread's first parse */
 	struct libdeflate_decompressor *inflater;	/* made on the thread's first member */
+	/* The members it takes are inflated here, one after the other, not
+	 * into their jobs: the record stays in this processor's cache from
+	 * inflating to parsing, where the ring's buffers, one per job, would
+	 * be cold by the time their job came round again. */
+	struct warc_buffer inflated;
 	struct record_job *job;	/* the job it parses */
 };
 
@@ -92,6 +100,13 @@ struct record_jobs {
 	struct record_worker *workers;	/* run->nthreads */
 	struct warc_reader *reader;
 	struct record_job *reading;	/* the job the reader fills */
+	/* A member's record is inflated again on this thread for what reads
+	 * its block here: a warcinfo record, a page parsed again. */
+	struct libdeflate_decompressor *inflater;
+	struct warc_buffer inflated;
+	/* The bytes the jobs written keep for their next records, and the
+	 * most they may. */
+	uint64_t kept, max_kept;
 	/* Jobs handed out before the reader went back to a member are of
 	 * an older generation: dropped, not parsed if not begun. */
 	atomic_uint generation;
@@ -128,12 +143,21 @@ keep_hint(void *arg, const struct hint_row *row)
 	job->nhints++;
 }
 
+static void
+free_larger(struct warc_buffer *b, size_t limit)
+{
+	if (b->cap > limit) {
+		free(b->data);
+		*b = (struct warc_buffer){ 0 };
+	}
+}
+
 /* A string of rec into the job's memory at *at. */
 static const char *
 copy_string(struct record_job *job, size_t *at, const char *s)
 {
 	size_t n = strlen(s) + 1;
-	char *copy = (char *)job->mem + *at;
+	char *copy = (char *)job->mem.data + *at;
 	memcpy(copy, s, n);
 	*at += n;
 	return copy;
@@ -148,10 +172,9 @@ take_record(struct record_job *job, struct warc_reader *r, const struct warc_rec
 	size_t size = (taken ? 0 : rec->block_len) + strlen(rec->version) + 1;
 	for (size_t i = 0; i < rec->nfields; i++)
 		size += strlen(rec->fields[i].name) + strlen(rec->fields[i].value) + 2;
-	if (size > job->mem_cap) {
-		free(job->mem);
-		job->mem = wa_malloc(size);
-		job->mem_cap = size;
+	if (size > job->mem.cap) {
+		free(job->mem.data);
+		job->mem = (struct warc_buffer){ wa_malloc(size), size, 0 };
 	}
 	if (rec->nfields > job->fields_cap) {
 		job->fields = wa_reallocarray(job->fields, rec->nfields, sizeof *job->fields);
@@ -160,8 +183,8 @@ take_record(struct record_job *job, struct warc_reader *r, const struct warc_rec
 	job->rec = *rec;
 	size_t at = 0;
 	if (!taken) {
-		memcpy(job->mem, rec->block, rec->block_len);
-		job->rec.block = job->mem;
+		memcpy(job->mem.data, rec->block, rec->block_len);
+		job->rec.block = job->mem.data;
 		at = rec->block_len;
 	}
 	job->rec.version = copy_string(job, &at, rec->version);
@@ -172,24 +195,10 @@ take_record(struct record_job *job, struct warc_reader *r, const struct warc_rec
 	job->rec.fields = job->fields;
 }
 
-/* On a pool thread. */
+/* The job's record parsed with the worker's parser, its rows kept. */
 static void
-parse_job(void *arg)
+parse_record(struct record_job *job, struct record_worker *w, const struct extract_run *run)
 {
-	struct record_job *job = arg;
-	const struct extract_run *run = job->jobs->run;
-	struct record_worker *w = &job->jobs->workers[wa_pool_thread(&job->jobs->pool)];
-	if (job->generation != atomic_load(&job->jobs->generation))
-		return;
-	if (job->member) {
-		if (!w->inflater && !(w->inflater = libdeflate_alloc_decompressor()))
-			wa_die("out of memory");
-		job->state = warc_member_read(w->inflater, &job->gz, &job->block, &job->rec);
-		if (job->state != WARC_MEMBER_RECORD)
-			return;
-	} else if (!job->has_record) {
-		return;
-	}
 	if (!w->parser.ex)
 		record_parser_init(&w->parser, keep_link, run->hints ? keep_hint : NULL, w);
 	if (!job->rows) {
@@ -209,12 +218,62 @@ parse_job(void *arg)
 		wa_die_errno("open_memstream");
 }
 
+/* On a pool thread. */
+static void
+parse_job(void *arg)
+{
+	struct record_job *job = arg;
+	const struct extract_run *run = job->jobs->run;
+	struct record_worker *w = &job->jobs->workers[wa_pool_thread(&job->jobs->pool)];
+	if (job->generation != atomic_load(&job->jobs->generation))
+		return;
+	if (!job->member) {
+		if (job->has_record)
+			parse_record(job, w, run);
+		return;
+	}
+	if (!w->inflater && !(w->inflater = libdeflate_alloc_decompressor()))
+		wa_die("out of memory");
+	job->state = warc_member_read(w->inflater, &job->gz, &w->inflated, &job->rec);
+	if (job->state != WARC_MEMBER_RECORD)
+		return;
+	parse_record(job, w, run);
+	/* The block is the worker's, where its next member goes. */
+	job->rec.block = NULL;
+	free_larger(&w->inflated, KEPT_RECORD_BYTES);
+}
+
+/* The bytes of its input a job holds until written: its member, or its
+ * block. */
+static uint64_t
+input_held(const struct record_job *job)
+{
+	if (job->member)
+		return job->gz.bytes.used;
+	if (!job->has_record)
+		return 0;
+	return (job->rec.block == job->mem.data ? 0 : job->block.used) + job->mem.cap;
+}
+
 /* A job's agent: run_agent, copied if it is the file's. */
 static void
 set_agent(struct record_job *job, const struct extract_run *run)
 {
 	const char *agent = run_agent(run);
 	job->agent = agent == run->info_agent ? strcpy(job->info_agent, agent) : agent;
+}
+
+/* The block of a member's record, which its worker inflated where the
+ * next member went, inflated again on this thread. */
+static void
+inflate_again(struct record_jobs *jobs, struct record_job *job)
+{
+	if (!jobs->inflater && !(jobs->inflater = libdeflate_alloc_decompressor()))
+		wa_die("out of memory");
+	if (warc_member_read(jobs->inflater, &job->gz, &jobs->inflated, &job->rec) !=
+	    WARC_MEMBER_RECORD)
+		wa_die("%s: offset %llu: a member read twice gave two things",
+		    job->file ? job->file : "stdin", (unsigned long long)job->gz.offset);
 }
 
 /* A member read on a pool thread, in its place: whether its record is the
@@ -235,9 +294,14 @@ settle_member(struct record_jobs *jobs, struct record_job *job, bool *reparse)
 	}
 	warc_reader_release(jobs->reader, job->gz.end);
 	struct extract_run *run = jobs->run;
-	run_follow_record(run, &job->rec);
+	if (run_follows_block(run, &job->rec)) {
+		inflate_again(jobs, job);
+		run_follow_record(run, &job->rec);
+	}
 	*reparse = job->out.kind == RECORD_PAGE && run->robots_tags &&
 	    strcmp(job->agent, run_agent(run)) != 0;
+	if (*reparse)
+		inflate_again(jobs, job);
 	return true;
 }
 
@@ -267,39 +331,72 @@ write_record(struct record_jobs *jobs, struct record_job *job)
 	progress_set(&run->pg, run->nrecords);
 }
 
-/* On this thread, in the order of the records. */
+/* The streams of a job's rows closed and freed (opened again by its next
+ * parse). */
 static void
-write_job(void *arg, void *job_arg)
+close_rows(struct record_job *job)
 {
-	struct record_job *job = job_arg;
-	write_record(arg, job);
-	if (job->gz.bytes.cap > KEPT_RECORD_BYTES) {
-		free(job->gz.bytes.data);
-		job->gz.bytes = (struct warc_buffer){ 0 };
-	}
-	if (job->mem_cap > KEPT_RECORD_BYTES) {
-		free(job->mem);
-		job->mem = NULL;
-		job->mem_cap = 0;
-	}
-	if (job->block.cap > KEPT_RECORD_BYTES) {
-		free(job->block.data);
-		job->block = (struct warc_buffer){ 0 };
-	}
-}
-
-static void
-clear_job(void *arg)
-{
-	struct record_job *job = arg;
 	if (job->rows)
 		fclose(job->rows);
 	if (job->hint_rows)
 		fclose(job->hint_rows);
 	free(job->rows_text);
 	free(job->hint_text);
+	job->rows = job->hint_rows = NULL;
+	job->rows_text = job->hint_text = NULL;
+	job->rows_len = job->hint_len = 0;
+}
+
+/* The bytes a job written keeps for the next record of its slot. */
+static uint64_t
+kept_bytes(const struct record_job *job)
+{
+	return job->gz.bytes.cap + job->block.cap + job->mem.cap + job->rows_len +
+	    job->hint_len;
+}
+
+/* Frees a job's buffers larger than limit. */
+static void
+free_buffers(struct record_job *job, size_t limit)
+{
+	free_larger(&job->gz.bytes, limit);
+	free_larger(&job->block, limit);
+	free_larger(&job->mem, limit);
+	if (job->rows_len > limit || job->hint_len > limit)
+		close_rows(job);
+}
+
+/* A job written keeps its buffers for the next record of its slot, but
+ * those larger than KEPT_RECORD_BYTES, and none if the ring would keep
+ * more than BYTES_AHEAD a thread. */
+static void
+keep_buffers(struct record_jobs *jobs, struct record_job *job)
+{
+	free_buffers(job, KEPT_RECORD_BYTES);
+	if (jobs->kept + kept_bytes(job) > jobs->max_kept)
+		free_buffers(job, 0);
+	job->kept = kept_bytes(job);
+	jobs->kept += job->kept;
+}
+
+/* On this thread, in the order of the records. */
+static void
+write_job(void *arg, void *job_arg)
+{
+	struct record_jobs *jobs = arg;
+	struct record_job *job = job_arg;
+	write_record(jobs, job);
+	free_larger(&jobs->inflated, KEPT_RECORD_BYTES);
+	keep_buffers(jobs, job);
+}
+
+static void
+clear_job(void *arg)
+{
+	struct record_job *job = arg;
+	close_rows(job);
 	free(job->fields);
-	free(job->mem);
+	free(job->mem.data);
 	free(job->block.data);
 	free(job->told);
 	warc_member_free(&job->gz);
@@ -313,6 +410,8 @@ record_jobs_start(struct extract_run *run)
 	jobs->workers = wa_lines_calloc(run->nthreads, sizeof *jobs->workers);
 	wa_pool_start(&jobs->pool, run->nthreads, RECORDS_AHEAD, sizeof(struct record_job),
 	    parse_job, write_job, jobs);
+	jobs->max_kept = (uint64_t)BYTES_AHEAD * run->nthreads;
+	wa_pool_limit(&jobs->pool, jobs->max_kept);
 	return jobs;
 }
 
@@ -335,6 +434,8 @@ record_jobs_read(struct record_jobs *jobs, struct warc_reader *r, const char *fi
 	warc_reader_on_problem(r, keep_problem, jobs);
 	for (;;) {
 		struct record_job *job = wa_pool_next(&jobs->pool);
+		jobs->kept -= job->kept;
+		job->kept = 0;
 		job->jobs = jobs;
 		job->file = file;
 		job->told_len = 0;
@@ -359,7 +460,7 @@ record_jobs_read(struct record_jobs *jobs, struct warc_reader *r, const char *fi
 		/* The file's agent changes with its warcinfo records. */
 		set_agent(job, run);
 		job->generation = jobs->generation;
-		wa_pool_submit(&jobs->pool);
+		wa_pool_submit(&jobs->pool, input_held(job));
 		if (!job->has_record)
 			return;
 	}
@@ -379,7 +480,10 @@ record_jobs_stop(struct record_jobs *jobs)
 		if (jobs->workers[i].parser.ex)
 			record_parser_free(&jobs->workers[i].parser);
 		libdeflate_free_decompressor(jobs->workers[i].inflater);
+		free(jobs->workers[i].inflated.data);
 	}
+	libdeflate_free_decompressor(jobs->inflater);
+	free(jobs->inflated.data);
 	free(jobs->workers);
 	free(jobs);
 }

@@ -300,12 +300,17 @@ run_agent(const struct extract_run *run)
 	return run->robots_agent ? run->robots_agent : run->info_agent;
 }
 
+bool
+run_follows_block(const struct extract_run *run, const struct warc_record *rec)
+{
+	const char *type = warc_field(rec, "WARC-Type");
+	return type && strcmp(type, "warcinfo") == 0 && run->robots_tags && !run->robots_agent;
+}
+
 void
 run_follow_record(struct extract_run *run, const struct warc_record *rec)
 {
-	const char *type = warc_field(rec, "WARC-Type");
-	if (type && strcmp(type, "warcinfo") == 0 && run->robots_tags &&
-	    !run->robots_agent)
+	if (run_follows_block(run, rec))
 		warcinfo(run, rec);
 }
 

@@ -203,13 +203,14 @@ wa_pool_start(struct wa_pool *pool, unsigned nthreads, unsigned jobs_per_thread,
     void *arg)
 {
 	*pool = (struct wa_pool){ .nthreads = nthreads, .job_size = line_size(job_size), .work = work,
-	    .finish = finish, .arg = arg, .awaited = UINT64_MAX };
+	    .finish = finish, .arg = arg, .awaited = UINT64_MAX, .max_weight = UINT64_MAX };
 	pthread_mutex_init(&pool->lock, NULL);
 	pthread_cond_init(&pool->queued, NULL);
 	pthread_cond_init(&pool->done, NULL);
 	pool->slots = nthreads ? (size_t)jobs_per_thread * nthreads + 2 : 1;
 	pool->jobs = wa_lines_calloc(pool->slots, job_size);
 	pool->state = wa_calloc(pool->slots, 1);
+	pool->weight = wa_calloc(pool->slots, sizeof *pool->weight);
 	pool->tid = wa_calloc(nthreads ? nthreads : 1, sizeof *pool->tid);
 	pool->threads = wa_calloc(nthreads ? nthreads : 1, sizeof *pool->threads);
 	if (pthread_key_create(&pool->thread_key, NULL) != 0)
@@ -244,6 +245,21 @@ await_job(struct wa_pool *pool, uint64_t i)
 	pthread_mutex_unlock(&pool->lock);
 }
 
+void
+wa_pool_limit(struct wa_pool *pool, uint64_t max_weight)
+{
+	pool->max_weight = max_weight;
+}
+
+/* Finishes the oldest job, which is done. */
+static void
+finish_job(struct wa_pool *pool)
+{
+	pool->finish(pool->arg, pool_job(pool, pool->finished));
+	pool->held -= pool->weight[pool->finished % pool->slots];
+	pool->finished++;
+}
+
 /* Waits for the oldest n jobs handed out and finishes them.  The last of
  * them is awaited first: the threads took the others before it, so they
  * are usually done by then, and the caller wakes once for the n. */
@@ -253,9 +269,9 @@ finish_oldest(struct wa_pool *pool, uint64_t n)
 	if (n == 0)
 		return;
 	await_job(pool, pool->finished + n - 1);
-	for (uint64_t end = pool->finished + n; pool->finished < end; pool->finished++) {
+	for (uint64_t end = pool->finished + n; pool->finished < end;) {
 		await_job(pool, pool->finished);
-		pool->finish(pool->arg, pool_job(pool, pool->finished));
+		finish_job(pool);
 	}
 }
 
@@ -272,8 +288,7 @@ finish_done(struct wa_pool *pool)
 		pthread_mutex_unlock(&pool->lock);
 		if (!done)
 			return;
-		pool->finish(pool->arg, pool_job(pool, pool->finished));
-		pool->finished++;
+		finish_job(pool);
 	}
 }
 
@@ -289,11 +304,14 @@ wa_pool_next(struct wa_pool *pool)
 		finish_done(pool);
 	if (pool->submitted - pool->finished == pool->slots)
 		finish_oldest(pool, (pool->slots + 1) / 2);
+	/* The newest is finished only once the next is handed out. */
+	while (pool->held > pool->max_weight && pool->submitted - pool->finished > 1)
+		finish_oldest(pool, 1);
 	return pool_job(pool, pool->submitted);
 }
 
 void
-wa_pool_submit(struct wa_pool *pool)
+wa_pool_submit(struct wa_pool *pool, uint64_t weight)
 {
 	if (pool->nthreads == 0) {
 		void *job = pool_job(pool, pool->submitted);
@@ -301,6 +319,8 @@ wa_pool_submit(struct wa_pool *pool)
 		pool->finish(pool->arg, job);
 		return;
 	}
+	pool->weight[pool->submitted % pool->slots] = weight;
+	pool->held += weight;
 	pthread_mutex_lock(&pool->lock);
 	pool->state[pool->submitted % pool->slots] = JOB_QUEUED;
 	pool->submitted++;
@@ -337,6 +357,7 @@ wa_pool_stop(struct wa_pool *pool, void (*clear)(void *job))
 		clear(pool_job(pool, i));
 	free(pool->jobs);
 	free(pool->state);
+	free(pool->weight);
 	free(pool->tid);
 	free(pool->threads);
 	pthread_key_delete(pool->thread_key);

@@ -72,6 +72,9 @@ struct wa_pool {
 	size_t job_size;
 	char *jobs;		/* the ring, slots jobs of job_size bytes, each on lines of its own */
 	unsigned char *state;	/* of each slot */
+	uint64_t *weight;	/* of each slot's job, as handed out */
+	uint64_t held;		/* the weight of the jobs not finished */
+	uint64_t max_weight;	/* wa_pool_limit's, UINT64_MAX: none */
 	uint64_t submitted, taken, finished;
 	uint64_t awaited;	/* the job the caller waits for, UINT64_MAX: none */
 	bool stop;
@@ -99,14 +102,20 @@ void wa_pool_start(struct wa_pool *pool, unsigned nthreads, unsigned jobs_per_th
  * (0 without threads), so that work may keep what it reuses from job to
  * job by thread rather than by job, where that thread's cache has it. */
 unsigned wa_pool_thread(const struct wa_pool *pool);
+/* The jobs handed out and not finished weigh no more than max_weight
+ * between them, but for the newest one: a bound on the memory they hold,
+ * whatever the number of slots. */
+void wa_pool_limit(struct wa_pool *pool, uint64_t max_weight);
 /* The job to fill next, after finishing the oldest jobs that are done,
  * with the next one;
  * if every slot still holds a job, after waiting for the oldest half of
- * them and finishing those. */
+ * them and finishing those; if the jobs not finished weigh more than the
+ * limit, after waiting for the oldest until they do not, or one is left. */
 void *wa_pool_next(struct wa_pool *pool);
-/* Hands out the job of wa_pool_next; without threads, does and finishes
- * it at once. */
-void wa_pool_submit(struct wa_pool *pool);
+/* Hands out the job of wa_pool_next, of the weight given (what it holds,
+ * counted against wa_pool_limit's); without threads, does and finishes it
+ * at once. */
+void wa_pool_submit(struct wa_pool *pool, uint64_t weight);
 /* Called by finish: the job handed out after the one being finished, once
  * it is done; NULL if there is none (at wa_pool_drain, or without
  * threads). */

@@ -322,7 +322,7 @@ join_in_table(struct linkmat *lm)
 		j->lm = lm;
 		j->t = &t;
 		j->at = at;
-		wa_pool_submit(&pool);
+		wa_pool_submit(&pool, 0);
 	}
 	wa_pool_drain(&pool);
 	wa_pool_stop(&pool, free_lookup_job);

@@ -377,7 +377,7 @@ read_input(struct linkmat *lm, const char *path, bool pages)
 		if (b.len)
 			memcpy(bt->raw, b.text, b.len);
 		bt->raw_len = b.len;
-		wa_pool_submit(&lm->pool);
+		wa_pool_submit(&lm->pool, 0);
 	}
 	wa_pool_drain(&lm->pool);
 	lm->rejected += t->rejected;

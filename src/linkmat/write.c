@@ -168,7 +168,7 @@ write_slices(struct linkmat *lm, struct counts *c)
 		j->c = c;
 		j->part = part;
 		j->budget = budget;
-		wa_pool_submit(&pool);
+		wa_pool_submit(&pool, 0);
 	}
 	wa_pool_drain(&pool);
 	wa_pool_stop(&pool, free_part_job);

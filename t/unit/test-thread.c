@@ -2,7 +2,8 @@
  * that thread's own argument, and wa_team_run returns only when all are
  * done, step after step, whether the threads are spinning or asleep.
  * Pools: jobs finished in the order handed out, each once the next one is
- * done (which finish sees), each thread with a number of its own. */
+ * done (which finish sees), each thread with a number of its own; with a
+ * limit, the jobs not finished never weigh more than it but for one. */
 #include <stdatomic.h>
 #include <stdint.h>
 #include <time.h>
@@ -31,6 +32,7 @@ struct pool_check;
 struct pool_job {
 	struct pool_check *check;
 	unsigned number;	/* handed out as */
+	uint64_t weight;
 	unsigned thread;	/* wa_pool_thread of the work */
 	pthread_t self;
 	atomic_bool done;
@@ -40,6 +42,7 @@ struct pool_check {
 	struct wa_pool pool;
 	unsigned nthreads;
 	unsigned finished;	/* jobs finished so far */
+	uint64_t held;		/* the weight of the jobs handed out, not finished */
 	bool in_order, next_done, thread_known;
 	pthread_t threads[POOL_THREADS];
 	bool seen[POOL_THREADS];
@@ -62,6 +65,7 @@ pool_finish(void *arg, void *job_arg)
 	struct pool_check *c = arg;
 	struct pool_job *job = job_arg;
 	c->in_order &= job->number == c->finished++;
+	c->held -= job->weight;
 	const struct pool_job *next = wa_pool_await_next(&c->pool);
 	c->next_done &= job->number + 1 == POOL_JOBS || !c->nthreads ? next == NULL :
 	    next && next->number == job->number + 1 && atomic_load(&next->done);
@@ -85,22 +89,37 @@ pool_clear(void *job)
 	(void)job;
 }
 
-/* A pool of nthreads threads (0: none, the caller does the jobs). */
+/* A pool of nthreads threads (0: none, the caller does the jobs), of 8
+ * jobs a thread, whose jobs weigh up to max_weight between them
+ * (UINT64_MAX: no limit). */
 static void
-test_pool(unsigned nthreads)
+test_pool(unsigned nthreads, uint64_t max_weight)
 {
 	struct pool_check c = { .nthreads = nthreads, .in_order = true, .next_done = true,
 	    .thread_known = true };
-	wa_pool_start(&c.pool, nthreads, 2, sizeof(struct pool_job), pool_work,
+	wa_pool_start(&c.pool, nthreads, 8, sizeof(struct pool_job), pool_work,
 	    pool_finish, &c);
+	wa_pool_limit(&c.pool, max_weight);
 	ok((uintptr_t)wa_pool_next(&c.pool) % WA_CACHE_LINE == 0,
 	    "pool of %u: a job starts a cache line", nthreads);
+	bool within = true;
+	uint64_t most = 0;
 	for (unsigned i = 0; i < POOL_JOBS; i++) {
 		struct pool_job *job = wa_pool_next(&c.pool);
-		*job = (struct pool_job){ .check = &c, .number = i };
-		wa_pool_submit(&c.pool);
+		/* Only the job handed out last may take the weight over. */
+		within &= c.held <= max_weight || i - c.finished <= 1;
+		/* Weights of 0 to 60, a heavy job now and then. */
+		*job = (struct pool_job){ .check = &c, .number = i,
+		    .weight = i % 11 == 0 ? 60 : i % 5 * 3 };
+		c.held += job->weight;
+		most = c.held > most ? c.held : most;
+		wa_pool_submit(&c.pool, job->weight);
 	}
 	wa_pool_drain(&c.pool);
+	if (max_weight != UINT64_MAX)
+		ok(within && most > max_weight, "pool of %u, limit %llu: the jobs not finished "
+		    "weigh no more, but for the newest (%llu at most)", nthreads,
+		    (unsigned long long)max_weight, (unsigned long long)most);
 	ok(c.finished == POOL_JOBS && c.in_order, "pool of %u: every job finished, in order",
 	    nthreads);
 	ok(c.next_done, nthreads ? "pool of %u: finish sees the next job done, none after "
@@ -113,8 +132,9 @@ test_pool(unsigned nthreads)
 int
 main(void)
 {
-	test_pool(POOL_THREADS);
-	test_pool(0);
+	test_pool(POOL_THREADS, UINT64_MAX);
+	test_pool(0, UINT64_MAX);
+	test_pool(POOL_THREADS, 40);
 	/* One thread; as many as processors, which spin between steps; one
 	 * more, which do not. */
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
