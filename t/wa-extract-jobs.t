@@ -110,15 +110,18 @@ input=/dev/null
 # run_j TAG N ARGS...: wa-extract -j N ARGS, stdin from $input; its stdout,
 # stderr, both on one descriptor, exit status and pages file ($tmp/pages,
 # "old" before) kept as $tmp/TAG.*
+# The progress lines of a run that lasts (under valgrind) come with its
+# speed: only the messages of the records are compared.
 run_j() {
 	tag=$1 jobs=$2
 	shift 2
 	echo old >"$tmp/pages"
-	wa-extract -j "$jobs" "$@" <"$input" >"$tmp/$tag.out" 2>"$tmp/$tag.err"
+	WA_PROGRESS_INTERVAL=1h wa-extract -j "$jobs" "$@" <"$input" >"$tmp/$tag.out" \
+	    2>"$tmp/$tag.err"
 	echo $? >"$tmp/$tag.status"
 	mv "$tmp/pages" "$tmp/$tag.pages"
 	[ "$parts" = "$all_parts" ] || return 0
-	wa-extract -j "$jobs" "$@" <"$input" >"$tmp/$tag.both" 2>&1
+	WA_PROGRESS_INTERVAL=1h wa-extract -j "$jobs" "$@" <"$input" >"$tmp/$tag.both" 2>&1
 }
 # same_for_jobs NAME ARGS...: -j 2, 3 and 8 give what -j 1 gives; under
 # valgrind, which runs one thread at a time, -j 3 alone checks the memory,
