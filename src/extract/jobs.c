@@ -143,6 +143,7 @@ keep_hint(void *arg, const struct hint_row *row)
 	job->nhints++;
 }
 
+/* b emptied and freed if it holds more than limit bytes. */
 static void
 free_larger(struct warc_buffer *b, size_t limit)
 {
@@ -150,6 +151,15 @@ free_larger(struct warc_buffer *b, size_t limit)
 		free(b->data);
 		*b = (struct warc_buffer){ 0 };
 	}
+}
+
+/* *d, made on first use: a thread's decompressor. */
+static struct libdeflate_decompressor *
+inflater(struct libdeflate_decompressor **d)
+{
+	if (!*d && !(*d = libdeflate_alloc_decompressor()))
+		wa_die("out of memory");
+	return *d;
 }
 
 /* A string of rec into the job's memory at *at. */
@@ -232,9 +242,7 @@ parse_job(void *arg)
 			parse_record(job, w, run);
 		return;
 	}
-	if (!w->inflater && !(w->inflater = libdeflate_alloc_decompressor()))
-		wa_die("out of memory");
-	job->state = warc_member_read(w->inflater, &job->gz, &w->inflated, &job->rec);
+	job->state = warc_member_read(inflater(&w->inflater), &job->gz, &w->inflated, &job->rec);
 	if (job->state != WARC_MEMBER_RECORD)
 		return;
 	parse_record(job, w, run);
@@ -268,11 +276,9 @@ set_agent(struct record_job *job, const struct extract_run *run)
 static void
 inflate_again(struct record_jobs *jobs, struct record_job *job)
 {
-	if (!jobs->inflater && !(jobs->inflater = libdeflate_alloc_decompressor()))
-		wa_die("out of memory");
-	if (warc_member_read(jobs->inflater, &job->gz, &jobs->inflated, &job->rec) !=
+	if (warc_member_read(inflater(&jobs->inflater), &job->gz, &jobs->inflated, &job->rec) !=
 	    WARC_MEMBER_RECORD)
-		wa_die("%s: offset %llu: a member read twice gave two things",
+		wa_die("%s: offset %llu: the gzip member did not give its record again",
 		    job->file ? job->file : "stdin", (unsigned long long)job->gz.offset);
 }
 
